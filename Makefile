@@ -1,0 +1,33 @@
+# Every target bootstraps .venv itself; `make test` reinstalls only when pyproject.toml changes.
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# A local CPU build of torch on these machines; installing it first keeps pip from
+# resolving torch to a multi-gigabyte CUDA build when the train extra is installed.
+TORCH_PIN := torch==2.13.0
+
+.PHONY: install test demo bench clean
+
+install: $(STAMP)
+
+$(VPY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(VPY)
+	$(VPY) -m pip install --upgrade pip
+	$(VPY) -m pip install '$(TORCH_PIN)'
+	$(VPY) -m pip install -e '.[train,dev]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(VPY) -m pytest -q -n 2 tests
+
+demo: $(STAMP)
+	$(VENV)/bin/necro-env simulate --players 4 --no-necromancer --games 200 --seed 0
+
+bench: $(STAMP)
+	$(VPY) benchmarks/engine_speed.py
+
+clean:
+	rm -rf build *.egg-info .pytest_cache

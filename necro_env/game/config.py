@@ -1,0 +1,139 @@
+"""``GameConfig``: everything that fixes a game before its seed.
+
+Reward-neutral options only (observation and reward options belong to the env).
+Invalid values raise :class:`ConfigError` (a ``ValueError``) naming the allowed
+range. The scenario readings of RULES.md §4.3 marked **Config** are options here,
+with the recommended reading as the default.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, asdict
+from typing import Any
+
+from .catalog import POWERS, RACES, race_id, power_id
+from .errors import ConfigError
+
+VICTORY_CHECKS = ("end_of_turn", "anytime")
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Seats and options of one game.
+
+    players: total seats, the Necromancer included (2-5 base game, 3-6 scenario).
+    necromancer: play the Necromancer Island scenario; ``None`` means "yes for 3+ seats".
+        With the Necromancer the board is the one for ``players - 1`` (RULES §4.1 rule 1).
+    starting_coins: coins each player starts with (RULES §1.2: 5).
+    game_turns: override the board's turn track (A2); ``None`` = the board's own.
+    necromancer_starting_coins: whether the Necromancer starts with the standard coins (A3).
+    handicap: Ghosts removed from the Necromancer's reserve before play, 0-2 (rule 6).
+    victory_check: "end_of_turn" (rule 14, A11 default) or "anytime" (also after every spawn).
+    island_redeploy: let the Necromancer move Ghosts back onto the Island while
+        redeploying (A14 alternative; default False = strict reading).
+    necromancer_diplomat: the Necromancer's own Diplomat works (A17, default True).
+    conversion_to_well: a Sorcerer conversion's victim goes to the Well (A20, default True).
+    forced_combos: ``(race, power)`` name pairs put on top of the decks, in order, so
+        they form the first combos of the column (tests and experiments).
+    necromancer_powers: names of the 6 powers the Necromancer draws (tests); ``None`` = random.
+    """
+
+    players: int = 4
+    necromancer: bool | None = None
+    starting_coins: int = 5
+    game_turns: int | None = None
+    necromancer_starting_coins: bool = True
+    handicap: int = 0
+    victory_check: str = "end_of_turn"
+    island_redeploy: bool = False
+    necromancer_diplomat: bool = True
+    conversion_to_well: bool = True
+    forced_combos: tuple[tuple[str, str], ...] = ()
+    necromancer_powers: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        def need(cond: bool, msg: str) -> None:
+            if not cond:
+                raise ConfigError(msg)
+
+        def is_int(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        need(is_int(self.players), f"players must be an int, got {self.players!r}")
+        if self.necromancer is None:
+            object.__setattr__(self, "necromancer", self.players >= 3)
+        need(isinstance(self.necromancer, bool), f"necromancer must be a bool or None, got {self.necromancer!r}")
+        if self.necromancer:
+            need(3 <= self.players <= 6,
+                 f"players must be 3-6 with the Necromancer (got {self.players}); use necromancer=False for 2 seats")
+        else:
+            need(2 <= self.players <= 5, f"players must be 2-5 without the Necromancer (got {self.players})")
+        need(is_int(self.starting_coins) and 0 <= self.starting_coins <= 1000,
+             f"starting_coins must be an int in 0..1000, got {self.starting_coins!r}")
+        need(self.game_turns is None or (is_int(self.game_turns) and 1 <= self.game_turns <= 20),
+             f"game_turns must be None or an int in 1..20, got {self.game_turns!r}")
+        need(is_int(self.handicap) and 0 <= self.handicap <= 2, f"handicap must be 0, 1 or 2, got {self.handicap!r}")
+        need(self.victory_check in VICTORY_CHECKS,
+             f"victory_check must be one of {VICTORY_CHECKS}, got {self.victory_check!r}")
+        for name in ("necromancer_starting_coins", "island_redeploy", "necromancer_diplomat", "conversion_to_well"):
+            need(isinstance(getattr(self, name), bool), f"{name} must be a bool, got {getattr(self, name)!r}")
+        combos = tuple(tuple(c) for c in self.forced_combos)
+        object.__setattr__(self, "forced_combos", combos)
+        races_seen, powers_seen = set(), set()
+        for pair in combos:
+            need(len(pair) == 2, f"forced_combos entries must be (race, power) pairs, got {pair!r}")
+            try:
+                r, p = race_id(pair[0]), power_id(pair[1])
+            except ValueError as e:
+                raise ConfigError(f"forced_combos: {e}") from None
+            need(r not in races_seen and p not in powers_seen,
+                 f"forced_combos repeats a race or a power: {pair!r}")
+            races_seen.add(r)
+            powers_seen.add(p)
+        if self.necromancer_powers is not None:
+            need(self.necromancer, "necromancer_powers needs necromancer=True")
+            pw = tuple(self.necromancer_powers)
+            object.__setattr__(self, "necromancer_powers", pw)
+            need(len(pw) == 6 and len(set(p.lower() for p in pw)) == 6,
+                 f"necromancer_powers must name 6 different powers, got {pw!r}")
+            for p in pw:
+                try:
+                    pid = power_id(p)
+                except ValueError as e:
+                    raise ConfigError(f"necromancer_powers: {e}") from None
+                need(POWERS[pid].necromancer_ok, f"necromancer_powers: {p} cannot be drawn by the Necromancer")
+                need(pid not in powers_seen, f"necromancer_powers: {p} is also in forced_combos")
+
+    @property
+    def board_key(self) -> int:
+        """The board used: players, or players - 1 with the Necromancer (rule 1)."""
+        return self.players - 1 if self.necromancer else self.players
+
+    @property
+    def num_players(self) -> int:
+        """Seats that play races (all seats but the Necromancer's)."""
+        return self.players - 1 if self.necromancer else self.players
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["forced_combos"] = [list(c) for c in self.forced_combos]
+        if self.necromancer_powers is not None:
+            d["necromancer_powers"] = list(self.necromancer_powers)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GameConfig":
+        if not isinstance(d, dict):
+            raise ConfigError(f"a config must be a dict, got {type(d).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ConfigError(f"unknown config keys {sorted(unknown)}; allowed: {sorted(known)}")
+        d = dict(d)
+        if "forced_combos" in d:
+            d["forced_combos"] = tuple(tuple(c) for c in d["forced_combos"])
+        if d.get("necromancer_powers") is not None:
+            d["necromancer_powers"] = tuple(d["necromancer_powers"])
+        return cls(**d)
+
+
+__all__ = ["GameConfig", "VICTORY_CHECKS", "RACES", "POWERS"]
