@@ -1,0 +1,160 @@
+"""Typed training configs: YAML -> dataclass. Unknown keys are an error.
+
+Every key of a config file, with its meaning and default, is a field below.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class TrainConfigError(ValueError):
+    """A training config has an unknown key or a value out of range."""
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """Self-play: opponent seats are played by past snapshots of the learner.
+
+    snapshot_every: steps between snapshots added to the pool.
+    pool_size: the newest snapshots kept in the pool.
+    p_snapshot: probability that an opponent seat uses a snapshot (else a baseline from
+        ``TrainConfig.opponents``) in each episode.
+    """
+
+    snapshot_every: int = 20_000
+    pool_size: int = 5
+    p_snapshot: float = 0.5
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training run.
+
+    name: experiment name (run directory ``runs/<name>__s<seed>``).
+    players: seats, the Necromancer included (3-6 with the Necromancer, 2-5 without).
+    necromancer: play the Necromancer scenario.
+    learner: "necromancer" or "player" (the role the policy learns).
+    opponents: policy spec for the player seats the learner does not play
+        ("random", "greedy", or a path to a saved model).
+    necromancer_opponent: policy spec for the Necromancer when the learner is a player.
+    reward: "win" (terminal +-1), "rank" or "coins" (see necro_env.env).
+    total_steps, n_envs, vec_env ("dummy" | "subproc"), seed, torch_threads.
+    net_arch: hidden layer sizes of the policy and value networks.
+    learning_rate, n_steps, batch_size, n_epochs, gamma, gae_lambda, ent_coef, clip_range: PPO.
+    checkpoint_every: steps between resumable checkpoints (0 = only at the end).
+    eval_every: steps between evaluations against the baselines (0 = none); eval_games per evaluation.
+    eval_opponents: player policy spec used in the periodic evaluation.
+    game_options: extra GameConfig options (e.g. handicap).
+    selfplay: optional SelfPlayConfig.
+    out_dir: where run directories are created.
+    """
+
+    name: str
+    players: int = 3
+    necromancer: bool = True
+    learner: str = "necromancer"
+    opponents: str = "random"
+    necromancer_opponent: str = "heuristic"
+    reward: str = "win"
+    total_steps: int = 100_000
+    n_envs: int = 4
+    vec_env: str = "dummy"
+    seed: int = 0
+    torch_threads: int = 1
+    net_arch: tuple[int, ...] = (256, 256)
+    learning_rate: float = 3e-4
+    n_steps: int = 512
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 0.999
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    clip_range: float = 0.2
+    checkpoint_every: int = 50_000
+    eval_every: int = 0
+    eval_games: int = 100
+    eval_opponents: str = ""
+    game_options: dict = field(default_factory=dict)
+    selfplay: SelfPlayConfig | None = None
+    out_dir: str = "runs"
+
+    def __post_init__(self) -> None:
+        def need(cond: bool, msg: str) -> None:
+            if not cond:
+                raise TrainConfigError(msg)
+
+        need(isinstance(self.name, str) and self.name.replace("_", "").replace("-", "").isalnum(),
+             f"name must be letters, digits, '-' or '_', got {self.name!r}")
+        need(self.learner in ("necromancer", "player"), f"learner must be 'necromancer' or 'player', got {self.learner!r}")
+        if self.learner == "necromancer":
+            need(self.necromancer, "learner 'necromancer' needs necromancer: true")
+        if self.necromancer:
+            need(3 <= self.players <= 6, f"players must be 3-6 with the Necromancer, got {self.players}")
+        else:
+            need(2 <= self.players <= 5, f"players must be 2-5 without the Necromancer, got {self.players}")
+        need(self.reward in ("win", "rank", "coins"), f"reward must be win, rank or coins, got {self.reward!r}")
+        need(self.vec_env in ("dummy", "subproc"), f"vec_env must be 'dummy' or 'subproc', got {self.vec_env!r}")
+        for k in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads", "eval_games"):
+            v = getattr(self, k)
+            need(isinstance(v, int) and not isinstance(v, bool) and v >= 1, f"{k} must be an int >= 1, got {v!r}")
+        for k in ("checkpoint_every", "eval_every", "seed"):
+            v = getattr(self, k)
+            need(isinstance(v, int) and not isinstance(v, bool) and v >= 0, f"{k} must be an int >= 0, got {v!r}")
+        need(all(isinstance(h, int) and h >= 1 for h in self.net_arch) and len(self.net_arch) >= 1,
+             f"net_arch must be a list of positive ints, got {self.net_arch!r}")
+        need(0 < self.learning_rate < 1, f"learning_rate must be in (0, 1), got {self.learning_rate}")
+        need(0 < self.gamma <= 1 and 0 < self.gae_lambda <= 1, "gamma and gae_lambda must be in (0, 1]")
+        need(self.ent_coef >= 0 and 0 < self.clip_range < 1, "ent_coef must be >= 0 and clip_range in (0, 1)")
+        need(isinstance(self.game_options, dict), "game_options must be a mapping")
+        if self.selfplay is not None:
+            sp = self.selfplay
+            need(sp.snapshot_every >= 1 and sp.pool_size >= 1 and 0 <= sp.p_snapshot <= 1,
+                 "selfplay: snapshot_every >= 1, pool_size >= 1, p_snapshot in [0, 1]")
+
+    @property
+    def run_name(self) -> str:
+        return f"{self.name}__s{self.seed}"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["net_arch"] = list(self.net_arch)
+        return d
+
+
+def _build(cls, data: dict, where: str):
+    if not isinstance(data, dict):
+        raise TrainConfigError(f"{where} must be a mapping, got {type(data).__name__}")
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise TrainConfigError(f"unknown key(s) {unknown} in {where}; allowed: {sorted(known)}")
+    return data
+
+
+def config_from_dict(data: dict, where: str = "config") -> TrainConfig:
+    data = dict(_build(TrainConfig, data, where))
+    if data.get("selfplay") is not None:
+        data["selfplay"] = SelfPlayConfig(**_build(SelfPlayConfig, data["selfplay"], f"{where}: selfplay"))
+    if "net_arch" in data:
+        data["net_arch"] = tuple(data["net_arch"])
+    if "name" not in data:
+        raise TrainConfigError(f"{where}: the key 'name' is required")
+    try:
+        return TrainConfig(**data)
+    except TypeError as e:
+        raise TrainConfigError(f"{where}: {e}") from None
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """Read a YAML config; ``TrainConfigError`` names the file and the bad key/value."""
+    path = Path(path)
+    if not path.is_file():
+        raise TrainConfigError(f"config file {path} does not exist")
+    with path.open() as f:
+        data = yaml.safe_load(f)
+    return config_from_dict(data or {}, where=str(path))
