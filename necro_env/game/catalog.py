@@ -150,7 +150,7 @@ POWER_BY_NAME = {p.name.lower(): p.id for p in POWERS}
 def race_id(name: str) -> int:
     """Race id by (case-insensitive) name; ``ValueError`` lists the names."""
     try:
-        return RACE_BY_NAME[name.strip().lower()]
+        return RACE_BY_NAME[str(name).strip().lower()]
     except KeyError:
         raise ValueError(f"unknown race {name!r}; known: {', '.join(r.name for r in RACES)}") from None
 
@@ -158,7 +158,7 @@ def race_id(name: str) -> int:
 def power_id(name: str) -> int:
     """Power id by (case-insensitive) name; ``ValueError`` lists the names."""
     try:
-        return POWER_BY_NAME[name.strip().lower()]
+        return POWER_BY_NAME[str(name).strip().lower()]
     except KeyError:
         raise ValueError(f"unknown power {name!r}; known: {', '.join(p.name for p in POWERS)}") from None
 

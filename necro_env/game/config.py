@@ -76,7 +76,11 @@ class GameConfig:
              f"victory_check must be one of {VICTORY_CHECKS}, got {self.victory_check!r}")
         for name in ("necromancer_starting_coins", "island_redeploy", "necromancer_diplomat", "conversion_to_well"):
             need(isinstance(getattr(self, name), bool), f"{name} must be a bool, got {getattr(self, name)!r}")
-        combos = tuple(tuple(c) for c in self.forced_combos)
+        try:
+            combos = tuple(tuple(c) for c in self.forced_combos)
+        except TypeError:
+            raise ConfigError(f"forced_combos must be a sequence of (race, power) name pairs, "
+                              f"got {self.forced_combos!r}") from None
         object.__setattr__(self, "forced_combos", combos)
         races_seen, powers_seen = set(), set()
         for pair in combos:
@@ -91,16 +95,22 @@ class GameConfig:
             powers_seen.add(p)
         if self.necromancer_powers is not None:
             need(self.necromancer, "necromancer_powers needs necromancer=True")
-            pw = tuple(self.necromancer_powers)
+            try:
+                pw = tuple(self.necromancer_powers)
+            except TypeError:
+                raise ConfigError(f"necromancer_powers must be None or 6 power names, "
+                                  f"got {self.necromancer_powers!r}") from None
             object.__setattr__(self, "necromancer_powers", pw)
-            need(len(pw) == 6 and len(set(p.lower() for p in pw)) == 6,
+            need(len(pw) == 6 and len(set(str(p).strip().lower() for p in pw)) == 6,
                  f"necromancer_powers must name 6 different powers, got {pw!r}")
             for p in pw:
                 try:
                     pid = power_id(p)
                 except ValueError as e:
                     raise ConfigError(f"necromancer_powers: {e}") from None
-                need(POWERS[pid].necromancer_ok, f"necromancer_powers: {p} cannot be drawn by the Necromancer")
+                need(POWERS[pid].necromancer_ok,
+                     f"necromancer_powers: {p} cannot be drawn by the Necromancer; allowed: "
+                     + ", ".join(q.name for q in POWERS if q.necromancer_ok))
                 need(pid not in powers_seen, f"necromancer_powers: {p} is also in forced_combos")
 
     @property

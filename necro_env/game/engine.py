@@ -470,14 +470,18 @@ class Game:
             out.extend(A.PLACE + r for r in regions)
             if race == GHOST and self.config.island_redeploy:
                 out.append(A.PLACE + self.board.lake)
-        free_hero = [r for r in regions if not st.hero[r]] if st.hero_pool > 0 else []
+        powers = st.race_power[race]
+        # Heroes/encampments left in a pool (one region held; all regions lost) belong to the
+        # Heroic/Bivouacking race only: another race neither places them nor waits for them.
+        free_hero = [r for r in regions if not st.hero[r]] if st.hero_pool > 0 and powers & P_HEROIC else []
         out.extend(A.HERO + r for r in free_hero)
-        if st.encamp_pool > 0:
+        camps = st.encamp_pool if powers & P_BIVOUACKING else 0
+        if camps > 0:
             out.extend(A.ENCAMP + r for r in regions)
         if (st.race_power[race] & P_FORTIFIED and not st.fort_used
                 and sum(st.fort) < FORTRESSES):
             out.extend(A.FORTRESS + r for r in regions if not st.fort[r])
-        if hand == st.hold and not free_hero and st.encamp_pool == 0:
+        if hand == st.hold and not free_hero and camps == 0:
             out.append(A.END_REDEPLOY)
             if st.race_power[race] & P_STOUT and st.segment == MAIN_SEGMENT:
                 out.append(A.STOUT_DECLINE)
@@ -494,8 +498,8 @@ class Game:
     def apply(self, st: State, action: int) -> None:
         """Play ``action`` for ``st.decider``; ``IllegalActionError`` (state untouched) if illegal."""
         legal = self.legal_actions(st)
-        if action not in legal:
-            self._raise_illegal(st, action)
+        if action not in legal or not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            self._raise_illegal(st, action)  # floats and bools are never actions, even if == a legal index
         kind, arg = A._DECODE[action]
         st._legal = None
         st.decisions += 1
@@ -571,6 +575,8 @@ class Game:
             self._start_segment(st, GHOST, MAIN_SEGMENT)
 
     def _raise_illegal(self, st: State, action) -> None:
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            raise IllegalActionError(f"an action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
         try:
             desc = str(decode(action))
         except ValueError as e:
@@ -764,12 +770,10 @@ class Game:
 
     def _dragon(self, st: State, r: int) -> None:
         """Dragon Master: conquer with 1 token whatever the defence; the dragon moves there."""
-        if st.dragon >= 0:
-            st.immune &= ~(1 << st.dragon)
         self._conquer(st, r, 1)
         st.dragon = r
         st.dragon_used = 1
-        st.immune |= 1 << r
+        self._recompute_immune(st)  # the old region stays immune if it has a hole or a hero
 
     def _convert(self, st: State, r: int) -> None:
         """Sorcerers replace a lone active token with one of theirs from the tray."""
@@ -1206,5 +1210,21 @@ class Game:
             raise StateError(f"saved state phase {st.phase} is not a Phase")
         if not -1 <= st.decider < n:
             raise StateError(f"saved state decider {st.decider} is not a seat")
+        # Ids used as indices must be in range (a StateError naming the field, never an IndexError).
+        for f, lo, hi in (("occ", -1, NUM_OCCUPANTS), ("active", -1, NUM_OCCUPANTS), ("decl", -1, NUM_RACES),
+                          ("decl_spirit", -1, NUM_RACES), ("pact", -1, n), ("race_owner", -1, n),
+                          ("race_status", UNUSED, TRIBE + 1), ("race_deck", 0, NUM_RACES),
+                          ("col_race", 0, NUM_RACES), ("power_deck", 0, NUM_POWERS),
+                          ("power_discard", 0, NUM_POWERS), ("col_power", 0, NUM_POWERS),
+                          ("necro_draw", 0, NUM_POWERS), ("necro_reserve", -1, NUM_POWERS), ("winners", 0, n)):
+            bad = [v for v in getattr(st, f) if not lo <= v < hi]
+            if bad:
+                raise StateError(f"saved state field {f!r} has values {bad} outside {lo}..{hi - 1}")
+        for f, lo, hi in (("turn_seat", 0, n), ("cur_race", -1, NUM_OCCUPANTS), ("defend_race", -1, NUM_OCCUPANTS),
+                          ("dragon", -1, nr), ("rng", 0, 1 << 64)):
+            if not lo <= getattr(st, f) < hi:
+                raise StateError(f"saved state field {f!r} is {getattr(st, f)}, outside {lo}..{hi - 1}")
+        if not len(st.col_race) == len(st.col_power) == len(st.col_coins):
+            raise StateError("saved state fields 'col_race', 'col_power', 'col_coins' differ in length")
         st._legal = None
         self.check_invariants(st)
