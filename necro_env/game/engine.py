@@ -217,7 +217,7 @@ class Game:
 
     # ------------------------------------------------------------------ queries
     def legal_actions(self, st: State) -> list[int]:
-        """Sorted legal action indices for ``st.decider`` (cached on the state)."""
+        """Sorted legal action indices for ``st.decider`` (cached on the state: do not mutate the list)."""
         la = st._legal
         if la is None:
             la = st._legal = self._compute_legal(st)
