@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         doc = (module.__doc__ or "").strip().splitlines()
         summary = doc[0] if doc else name
-        sp = subs.add_parser(name, help=summary, description=summary)
+        sp = subs.add_parser(name, help=summary.replace("%", "%%"), description=summary.replace("%", "%%"))
         module.add_arguments(sp)
         sp.set_defaults(_run=module.run, _parser=sp)
     return parser
