@@ -1,3 +1,31 @@
-"""necro_env: Small World with the Necromancer Island scenario as a PettingZoo multi-agent environment."""
+"""necro_env: Small World with the Necromancer Island scenario as a PettingZoo multi-agent environment.
+
+    import necro_env
+    env = necro_env.env(players=4)          # the wrapped AEC env (see necro_env.env's docstring)
+    raw = necro_env.raw_env(players=4)      # the bare one
+    env2 = necro_env.replay(record)         # a raw env rebuilt from env.unwrapped.record()
+
+Importing the package registers ``necro_env/NecromancerIsland-v0`` with PettingZoo's
+registry (PettingZoo >= 1.27 has one): ``pettingzoo.make("aec", "necro_env/NecromancerIsland-v0", players=5)``.
+"""
 
 __version__ = "0.1.0"
+
+from .env import ENV_ID, env, raw_env  # noqa: E402  (binds necro_env.env to the function, not the module)
+from .record import replay  # noqa: E402
+
+
+def _register() -> bool:
+    """Register the env with PettingZoo's registry when the installed version has one."""
+    try:
+        from pettingzoo import aec_registry, register
+    except ImportError:  # PettingZoo < 1.27: no registry; necro_env.env() works all the same
+        return False
+    if ENV_ID not in aec_registry:
+        register("aec", ENV_ID, entry_point="necro_env:env")
+    return True
+
+
+REGISTERED = _register()
+
+__all__ = ["__version__", "env", "raw_env", "replay", "ENV_ID", "REGISTERED"]

@@ -43,6 +43,7 @@ class TrainConfig:
         ("random", "greedy", or a path to a saved model).
     necromancer_opponent: policy spec for the Necromancer when the learner is a player.
     reward: "win" (terminal +-1), "rank" or "coins" (see necro_env.env).
+    shaping: weight of the potential-based progress shaping (see necro_env.wrappers).
     total_steps, n_envs, vec_env ("dummy" | "subproc"), seed, torch_threads.
     net_arch: hidden layer sizes of the policy and value networks.
     learning_rate, n_steps, batch_size, n_epochs, gamma, gae_lambda, ent_coef, clip_range: PPO.
@@ -61,6 +62,7 @@ class TrainConfig:
     opponents: str = "random"
     necromancer_opponent: str = "heuristic"
     reward: str = "win"
+    shaping: float = 0.0
     total_steps: int = 100_000
     n_envs: int = 4
     vec_env: str = "dummy"
@@ -98,6 +100,7 @@ class TrainConfig:
         else:
             need(2 <= self.players <= 5, f"players must be 2-5 without the Necromancer, got {self.players}")
         need(self.reward in ("win", "rank", "coins"), f"reward must be win, rank or coins, got {self.reward!r}")
+        need(isinstance(self.shaping, (int, float)) and self.shaping >= 0, f"shaping must be >= 0, got {self.shaping!r}")
         need(self.vec_env in ("dummy", "subproc"), f"vec_env must be 'dummy' or 'subproc', got {self.vec_env!r}")
         for k in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads", "eval_games"):
             v = getattr(self, k)

@@ -57,7 +57,7 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path):
         return SingleSeatEnv(
             players=cfg.players, learner=cfg.learner, opponents=cfg.opponents,
             necromancer_opponent=cfg.necromancer_opponent, reward=cfg.reward,
-            opponent_sampler=sampler, necromancer=cfg.necromancer, **cfg.game_options,
+            opponent_sampler=sampler, shaping=cfg.shaping, necromancer=cfg.necromancer, **cfg.game_options,
         )
 
     return _init

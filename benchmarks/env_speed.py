@@ -1,0 +1,149 @@
+"""AEC env speed: random legal play through the full PettingZoo loop, against PettingZoo's classics.
+
+For necro_env on 3-6 seats (the Necromancer scenario; ``--base`` adds the base game on
+2-5 seats) and for PettingZoo's ``connect_four_v3`` and ``chess_v6`` (each through its
+own ``env()``, i.e. with its wrappers) it runs, in this one process, the loop every
+AEC user writes:
+
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()      # observation + mask
+        action = None if done else uniform pick among np.flatnonzero(obs["action_mask"])
+        env.step(action)
+
+resetting with a new seed after every game. In each of ``--repeats`` rounds every env
+plays whole games until at least ``--decisions`` decisions (non-dead steps); the
+envs take turns round by round (alternating the order), so changing machine load hits
+them alike. It reports decisions per second (the median over the rounds) and the
+ratio of each to connect four (taken within each round, then the median). The pick is the same cheap numpy draw for
+every env. Time is this process's CPU time by default (``--wall`` for the wall
+clock): on a shared machine other processes then disturb the figures less.
+Target (issue 5): necro_env on 6 seats >= 2x connect four in the same run.
+
+    python benchmarks/env_speed.py [--decisions 20000] [--repeats 3] [--seed 0] [--json] [--base]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from typing import Callable
+
+import numpy as np
+
+TARGET_RATIO = 2.0
+_BATCH = 1024
+_DRAW_LIMIT = 1 << 62
+
+
+def _draws(rng: np.random.Generator) -> list[int]:
+    d = rng.integers(0, _DRAW_LIMIT, size=_BATCH).tolist()
+    d.reverse()
+    return d
+
+
+def run(env, decisions: int, seed: int, clock: Callable[[], float] = time.process_time
+        ) -> tuple[int, float, int]:
+    """Play whole random games until ``decisions`` decisions; (decisions, seconds of ``clock``, games)."""
+    rng = np.random.default_rng(seed)
+    draws = _draws(rng)
+    flatnonzero = np.flatnonzero
+    done_decisions = games = 0
+    t0 = clock()
+    while done_decisions < decisions:
+        env.reset(seed=seed + games)
+        games += 1
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                action = None
+            else:
+                if not draws:
+                    draws = _draws(rng)
+                nz = flatnonzero(obs["action_mask"])
+                action = int(nz[draws.pop() % len(nz)])
+                done_decisions += 1
+            env.step(action)
+    elapsed = clock() - t0
+    return done_decisions, elapsed, games
+
+
+def _candidates(base: bool) -> list[tuple[str, Callable, int]]:
+    """(name, constructor, decision budget divisor) for every env that can be built here."""
+    import necro_env
+
+    out: list[tuple[str, Callable, int]] = []
+    for p in (3, 4, 5, 6):
+        out.append((f"necro_env {p} seats", lambda p=p: necro_env.env(players=p), 1))
+    if base:
+        for p in (2, 3, 4, 5):
+            out.append((f"necro_env base {p}p", lambda p=p: necro_env.env(players=p, necromancer=False), 1))
+    try:
+        from pettingzoo.classic import connect_four_v3
+
+        out.append(("connect_four_v3", connect_four_v3.env, 1))
+    except ImportError as e:  # pygame missing
+        print(f"# connect_four_v3 unavailable: {e}", file=sys.stderr)
+    try:
+        from pettingzoo.classic import chess_v6
+
+        out.append(("chess_v6", chess_v6.env, 8))  # ~10x slower: a smaller budget keeps the run short
+    except ImportError as e:  # python-chess missing
+        print(f"# chess_v6 unavailable: {e}", file=sys.stderr)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decisions", type=int, default=2000,
+                        help="decisions per env per round (whole games; chess gets an eighth)")
+    parser.add_argument("--repeats", type=int, default=12, help="rounds; the envs take turns in each round")
+    parser.add_argument("--wall", action="store_true",
+                        help="time with the wall clock (default: this process's CPU time, which a busy "
+                             "shared machine disturbs less)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    parser.add_argument("--base", action="store_true", help="also time the base game on 2-5 seats")
+    args = parser.parse_args(argv)
+
+    envs = [(name, make(), div) for name, make, div in _candidates(args.base)]
+    rates: dict[str, list[float]] = {name: [] for name, _, _ in envs}
+    clock = time.perf_counter if args.wall else time.process_time
+    for rep in range(args.repeats):
+        order = envs if rep % 2 == 0 else envs[::-1]  # alternate the order: no env always runs first
+        for name, env, div in order:
+            d, secs, _games = run(env, max(args.decisions // div, 1), args.seed + 1000 * rep, clock)
+            rates[name].append(d / secs)
+    for _, env, _ in envs:
+        env.close()
+    med = {name: statistics.median(v) for name, v in rates.items()}
+    c4_rates = rates.get("connect_four_v3")
+    # Ratios are taken round by round (the same machine load) and then the median over rounds.
+    ratio = ({name: statistics.median(a / b for a, b in zip(v, c4_rates)) for name, v in rates.items()}
+             if c4_rates else {})
+    result = {
+        "decisions_per_s": {k: round(v, 1) for k, v in med.items()},
+        "ratio_to_connect_four": {k: round(v, 2) for k, v in ratio.items()},
+        "target_ratio": TARGET_RATIO,
+        "repeats": args.repeats,
+        "decisions": args.decisions,
+        "clock": "wall" if args.wall else "process_cpu",
+    }
+    six = ratio.get("necro_env 6 seats")
+    result["target_met"] = bool(six and six >= TARGET_RATIO)
+    if args.json:
+        print(json.dumps(result, sort_keys=True))
+        return 0
+    print(f"{'env':<22}{'decisions/s':>14}{'x connect four':>16}")
+    for name, v in med.items():
+        r = f"{ratio[name]:.2f}" if ratio else "-"
+        print(f"{name:<22}{v:>14,.0f}{r:>16}")
+    if six:
+        print(f"necro_env 6 seats / connect four = {six:.2f} (target >= {TARGET_RATIO}): "
+              + ("met" if result["target_met"] else "NOT met"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

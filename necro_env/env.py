@@ -1,0 +1,818 @@
+"""# Necromancer Island (PettingZoo AEC): ``necro_env/NecromancerIsland-v0``
+
+Small World with the Necromancer Island scenario (or the base game) as a
+turn-based multi-agent environment. ``necro_env.env(...)`` gives the wrapped env
+(illegal moves handled like PettingZoo's classic envs, call order enforced),
+``necro_env.raw_env(...)`` the bare one.
+
+    import necro_env
+    env = necro_env.env(players=4)                      # 3 players + the Necromancer
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        action = None if terminated else policy(obs["observation"], obs["action_mask"])
+        env.step(action)
+
+| Import             | ``import necro_env; necro_env.env(...)`` (also ``pettingzoo.make("aec", "necro_env/NecromancerIsland-v0")``) |
+|--------------------|------------------------------------------------------------------|
+| Actions            | Discrete(509), the same for every agent and board                 |
+| Agents             | ``player_0`` ... ``player_{n-2}``, ``necromancer_0`` (base game: ``player_0`` ... ``player_{n-1}``) |
+| Observation        | Dict(observation=Box(0, high, (2328,), float32), action_mask=Box(0, 1, (509,), int8)) |
+| State              | Box(0, high, (2328,), float32): the full view (``Observer.state_vector``) |
+| Rewards            | ``win`` (default), ``rank`` or ``coins``                          |
+
+## Arguments
+
+``env(players=4, render_mode=None, reward="win", illegal_action="terminate",
+hide_coins=False, hide_necro_reserve=True, **game_options)``
+
+* ``players``: seats, the Necromancer included: 3-6 with the Necromancer (the
+  default for 3+ seats), 2-5 for the base game (``necromancer=False``).
+* ``game_options``: any other ``GameConfig`` field (``necromancer``, ``handicap``,
+  ``game_turns``, ``victory_check``, ``forced_combos`` ...); unknown names or bad
+  values raise ``ConfigError``.
+* ``reward``: see Rewards; anything else raises ``ConfigError`` (a ``ValueError``).
+* ``illegal_action`` (wrapped env only): ``"terminate"`` (default; like PettingZoo's
+  ``TerminateIllegalWrapper``: the offender gets -1, every other agent 0, the game
+  ends, every agent is terminated and ``infos[agent]["illegal_action"]`` says what
+  happened) or ``"raise"`` (raise ``IllegalActionError``, nothing changes).
+  The raw env always raises.
+* ``hide_coins``: observations show only the viewer's own coins.
+* ``hide_necro_reserve``: the Necromancer's reserve badges are hidden from the
+  players (default True; he always sees them).
+
+## Agents and turn order
+
+The Necromancer is the last seat (right of the starting player) and plays last in
+each round. ``agent_selection`` is always the agent that has a real decision now
+(the engine's ``State.decider``): a defender placing its surviving tokens at the
+end of the attacker's turn, and the Necromancer placing returned Ghosts or picking
+his starting power, are selected when that decision comes. Nobody is asked to pass.
+
+## Action space
+
+One ``Discrete(509)`` for every agent, sized for the 48-region board; targets that
+do not exist on the board in play are always masked. Region arguments are region
+ids of the board; seat arguments are seat offsets clockwise from the decider.
+
+| kind          | offset | size | meaning |
+|---------------|-------:|-----:|---------|
+| PICK          |      0 |    6 | take combo k of the column (pays k coins) |
+| DECLINE       |      6 |    1 | go into decline |
+| ABANDON       |      7 |   48 | take every token off region r |
+| CONQUER       |     55 |   48 | conquer region r |
+| FINAL         |    103 |   48 | last conquest attempt with the reinforcement die |
+| END_CONQUEST  |    151 |    1 | stop conquering |
+| LIFT          |    152 |   48 | take 1 token off region r (before the first PLACE) |
+| PLACE         |    200 |   48 | put 1 token from hand on region r (also defenders, returned Ghosts) |
+| END_REDEPLOY  |    248 |    1 | finish the turn |
+| DRAGON        |    249 |   48 | Dragon Master conquest |
+| HERO          |    297 |   48 | Heroic: put a hero |
+| ENCAMP        |    345 |   48 | Bivouacking: put an encampment |
+| FORTRESS      |    393 |   48 | Fortified: put the turn's fortress |
+| CONVERT       |    441 |   48 | Sorcerers: convert a lone token |
+| BERSERK_ROLL  |    489 |    1 | Berserk: roll first |
+| STOUT_DECLINE |    490 |    1 | Stout: end the turn, then decline |
+| DIPLOMAT      |    491 |    5 | make peace with the seat at offset 1..5 |
+| NECRO_START   |    496 |    6 | the Necromancer's starting power (drawn badge k) |
+| BUY_GHOST     |    502 |    1 | buy a Ghost onto the Island |
+| BUY_POWER     |    503 |    5 | buy reserve power k |
+| END_BUY       |    508 |    1 | stop buying |
+
+(``necro_env.game.action_table()`` gives these rows; a test checks this table.)
+
+## Observation
+
+``observation``: 2328 float32 features, seat-relative (the viewer is seat 0; the
+Necromancer's seat carries a role flag), only what the viewer may know; the layout
+and every feature's offset are in ``necro_env.observe`` (``OFFSETS``):
+
+| block         | start | length | content |
+|---------------|------:|-------:|---------|
+| region_static |     0 |    720 | 48 x 15: exists, terrain, mine/magic/cavern, border, first conquest, coastal, lake neighbour |
+| region        |   720 |    816 | 48 x 17: owner (relative seat, Lost Tribe, Ghost), active/declined, tokens, lair, fortress, encampments, hole, hero, dragon |
+| seat          |  1536 |    402 | 6 x 67: coins, active race and powers, declined races, hand, tray, regions, pact, ... |
+| combo         |  1938 |    222 | 6 x 37: race, power, coins on it, tokens |
+| necro         |  2160 |     74 | reserve, Island, Well, souls, price, powers in use, reserve powers (hidden from players) |
+| glob          |  2234 |     94 | round, phase, whose turn, the pending decision (Berserk roll, hand, hold, ...) |
+
+``action_mask``: int8, 1 for the legal actions of the observed agent (all zeros
+for an agent that is not deciding now). Each call returns fresh arrays.
+
+## Rewards
+
+* ``win`` (default): terminal only; +1 to the winner(s), -1 to everyone else. The
+  Necromancer gets +1 iff he wins (then every player gets -1).
+* ``rank``: terminal only; by final standing scaled to [-1, 1] (first +1, last -1,
+  ties share the mean). Players are ordered by (winner, coins, tokens on the
+  board); the Necromancer is first if he won, else last.
+* ``coins``: dense; each agent receives its coins gained since its last step
+  (payments count negative), scaled by 1/10.
+
+Rewards are accumulated into ``_cumulative_rewards`` so each agent sees everything
+since its last step at its next ``last()``. At the end every ``infos[agent]`` holds
+``game.result(state)`` (coins, winners as seats, ``winner_agents``, ``final_coins``,
+the Necromancer's Ghost curve).
+
+## Records, saving, pickling
+
+``env.unwrapped.record()``: a JSON-ready game record (format version, config,
+seed, actions); ``necro_env.replay(record)`` rebuilds the game from it (see
+``necro_env.record``). ``env.unwrapped.get_state()`` / ``set_state(s)``: an exact
+JSON-compatible snapshot (config, engine state, bookkeeping). Pickling an env keeps
+only its constructor arguments (a fresh env, to be reset); ``copy.deepcopy`` copies
+the game in progress too; use ``get_state`` to carry a game between processes. ``reset(seed)`` seeds the game; ``reset()`` without a seed
+draws the next seed from a generator seeded by the last explicit seed (or by the
+OS when there was none). The seed used is in ``record()["seed"]``.
+
+## Version history
+
+* v0: first release.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+from .game import NUM_ACTIONS, Game, GameConfig, State
+from .game.errors import ConfigError, IllegalActionError, NecroEnvError, StateError
+from .observe import OBS_HIGH, OBS_SIZE, Observer
+from .record import RECORD_FORMAT, RECORD_VERSION, check_header, replay_engine
+
+ENV_ID = "necro_env/NecromancerIsland-v0"
+ENV_NAME = "necromancer_island_v0"
+REWARD_SCHEMES = ("win", "rank", "coins")
+ILLEGAL_ACTION_MODES = ("terminate", "raise")
+STATE_FORMAT = "necro_env/env_state"
+STATE_VERSION = 1
+COINS_SCALE = 0.1
+ILLEGAL_REWARD = -1.0
+_CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(GameConfig))
+_INT_TYPES = (int, np.integer)
+
+
+class EnvUsageError(NecroEnvError, RuntimeError):
+    """The env was used out of order (step before reset, or after the game is over)."""
+
+
+class GameOverError(EnvUsageError):
+    """step() with an action after the game ended (only ``step(None)`` of a done agent is allowed)."""
+
+
+class InvalidActionError(IllegalActionError):
+    """The action is not an action index at all (wrong type, out of range, None for a live agent)."""
+
+
+def make_config(players: int = 4, **game_options: Any) -> GameConfig:
+    """``GameConfig(players=players, **game_options)``; unknown option names raise ``ConfigError``."""
+    unknown = sorted(set(game_options) - set(_CONFIG_FIELDS))
+    if unknown:
+        raise ConfigError(f"unknown game options {unknown}; allowed: {sorted(set(_CONFIG_FIELDS) - {'players'})}")
+    return GameConfig(players=players, **game_options)
+
+
+def agent_names(config: GameConfig) -> list[str]:
+    """``player_0`` ... and ``necromancer_0`` last (when the scenario is on)."""
+    if config.necromancer:
+        return [f"player_{i}" for i in range(config.players - 1)] + ["necromancer_0"]
+    return [f"player_{i}" for i in range(config.players)]
+
+
+def _check_options(reward: Any, hide_coins: Any, hide_necro_reserve: Any, render_mode: Any) -> None:
+    if reward not in REWARD_SCHEMES:
+        raise ConfigError(f"unknown reward scheme {reward!r}; allowed: {', '.join(map(repr, REWARD_SCHEMES))}")
+    for name, value in (("hide_coins", hide_coins), ("hide_necro_reserve", hide_necro_reserve)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ConfigError(f"{name} must be a bool, got {value!r}")
+    if render_mode is not None and render_mode not in raw_env.metadata["render_modes"]:
+        raise ConfigError(f"unknown render_mode {render_mode!r}; allowed: None, "
+                          + ", ".join(map(repr, raw_env.metadata["render_modes"])))
+
+
+def _make_raw(kwargs: dict) -> "raw_env":
+    return raw_env(**kwargs)
+
+
+def _make_env(kwargs: dict) -> "NecroEnvWrapper":
+    return env(**kwargs)
+
+
+class raw_env(AECEnv):
+    """The bare AEC env (see the module docstring, the env's spec card). Illegal actions raise."""
+
+    metadata = {
+        "name": ENV_NAME,
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(self, players: int = 4, render_mode: str | None = None, reward: str = "win",
+                 hide_coins: bool = False, hide_necro_reserve: bool = True, **game_options: Any) -> None:
+        super().__init__()
+        _check_options(reward, hide_coins, hide_necro_reserve, render_mode)
+        config = make_config(players, **game_options)
+        self._kwargs = dict(players=players, render_mode=render_mode, reward=reward, hide_coins=bool(hide_coins),
+                            hide_necro_reserve=bool(hide_necro_reserve), **game_options)
+        self.render_mode = render_mode
+        self.reward_scheme = reward
+        self.hide_coins = bool(hide_coins)
+        self.hide_necro_reserve = bool(hide_necro_reserve)
+        self.game = Game(config)
+        self.config = config
+        self.observer = Observer(self.game, hide_coins=self.hide_coins, hide_necro_reserve=self.hide_necro_reserve)
+        self.possible_agents = agent_names(config)
+        self._seat_agent = list(self.possible_agents)
+        self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            })
+            for a in self.possible_agents
+        }
+        self.state_space = spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._st: State | None = None
+        self._seed: int | None = None
+        self._seed_rng: np.random.Generator | None = None
+        self._actions: list[int] = []
+        self._illegal: dict | None = None
+        self._prev_coins: list[int] = []
+        self._rewards_dirty = False
+        self._skip_agent_selection = None
+        self.agents: list[str] = []
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict] = {}
+        self.agent_selection = self.possible_agents[0]
+        self._renderer = None
+
+    # ------------------------------------------------------------------ pickling and copying
+    def __reduce__(self):
+        return (_make_raw, (dict(self._kwargs),))
+
+    def __deepcopy__(self, memo: dict) -> "raw_env":
+        """A full copy, the game in progress included (pickling keeps only the constructor arguments)."""
+        new = raw_env(**self._kwargs)
+        if self._st is not None:
+            new.set_state(self.get_state(), verify=False)
+        memo[id(self)] = new
+        return new
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ engine access
+    @property
+    def game_state(self) -> State:
+        """The engine ``State`` of the game in progress (do not mutate it)."""
+        if self._st is None:
+            raise EnvUsageError("the env has no game yet: call reset() first")
+        return self._st
+
+    def seat_of(self, agent: str) -> int:
+        """The engine seat of ``agent``."""
+        try:
+            return self._agent_seat[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}") from None
+
+    def agent_of(self, seat: int) -> str:
+        return self._seat_agent[seat]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. ``options`` is accepted for API compatibility and ignored."""
+        if seed is not None:
+            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, _INT_TYPES) or seed < 0:
+                raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+            game_seed = int(seed)
+            self._seed_rng = np.random.default_rng(game_seed)
+        else:
+            if self._seed_rng is None:
+                self._seed_rng = np.random.default_rng()
+            game_seed = int(self._seed_rng.integers(0, 2**63 - 1))
+        st = self.game.new_state(game_seed)
+        self._st = st
+        self._seed = game_seed
+        self._actions = []
+        self._illegal = None
+        self._prev_coins = st.coins[:]
+        self._rewards_dirty = False
+        self._skip_agent_selection = None
+        agents = self.possible_agents
+        self.agents = list(agents)
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
+        self.agent_selection = self._seat_agent[st.decider]
+        if self.render_mode == "human":
+            self.render()
+
+    # ------------------------------------------------------------------ observe
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": float32[OBS_SIZE], "action_mask": int8[NUM_ACTIONS]}`` for ``agent`` (fresh arrays)."""
+        st = self._st
+        if st is None:
+            raise EnvUsageError("observe() before reset()")
+        seat = self._agent_seat.get(agent)
+        if seat is None:
+            self.seat_of(agent)  # raises with the agent list
+        obs = self.observer.observe(st, seat)
+        if seat == st.decider and self._illegal is None:
+            mask = self.game.legal_action_mask(st)
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The full state vector (absolute seats, nothing hidden) for centralised critics."""
+        if self._st is None:
+            raise EnvUsageError("state() before reset()")
+        return self.observer.state_vector(self._st)
+
+    # ------------------------------------------------------------------ step
+    def check_action(self, action: Any) -> int:
+        """The action as a Python int; ``InvalidActionError`` naming the problem if it is not an action index."""
+        if type(action) is int:
+            if 0 <= action < NUM_ACTIONS:
+                return action
+        elif isinstance(action, np.integer) or (isinstance(action, np.ndarray) and action.ndim == 0
+                                                and np.issubdtype(action.dtype, np.integer)):
+            action = int(action)
+            if 0 <= action < NUM_ACTIONS:
+                return action
+        else:
+            agent = self.agent_selection
+            if action is None:
+                raise InvalidActionError(f"step(None) is only for a terminated agent; {agent} must act "
+                                         f"(an int in 0..{NUM_ACTIONS - 1})")
+            if isinstance(action, dict):
+                raise InvalidActionError(f"step() takes the action of agent_selection ({agent}) only, "
+                                         f"not a dict of actions")
+            raise InvalidActionError(f"an action must be an int in 0..{NUM_ACTIONS - 1} "
+                                     f"(numpy ints are fine), got {type(action).__name__} {action!r}")
+        raise InvalidActionError(f"action {action} is out of range 0..{NUM_ACTIONS - 1}")
+
+    def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection`` (``step(None)`` for a terminated agent removes it)."""
+        if self._st is None:
+            raise EnvUsageError("step() before reset()")
+        if not self.agents:
+            raise GameOverError("the game is over and every agent is done; call reset()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise GameOverError(f"{agent} is done (the game is over): the only valid action is None, "
+                                    f"got {action!r}")
+            self._was_dead_step(None)
+            return
+        self._play(agent, self.check_action(action))
+
+    def _play(self, agent: str, action: int) -> None:
+        st = self._st
+        self.game.apply(st, action)  # IllegalActionError leaves everything unchanged
+        self._actions.append(action)
+        cum = self._cumulative_rewards
+        cum[agent] = 0.0
+        rewards = self.rewards
+        if self.reward_scheme == "coins":
+            coins = st.coins
+            prev = self._prev_coins
+            if coins != prev:
+                for s, a in enumerate(self._seat_agent):
+                    r = (coins[s] - prev[s]) * COINS_SCALE
+                    rewards[a] = r
+                    cum[a] += r
+                self._prev_coins = coins[:]
+                self._rewards_dirty = True
+            elif self._rewards_dirty:
+                for a in rewards:
+                    rewards[a] = 0.0
+                self._rewards_dirty = False
+        if st.over:
+            self._finish()
+        else:
+            self.agent_selection = self._seat_agent[st.decider]
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish(self) -> None:
+        """The game just ended: terminal rewards, infos, every agent terminated."""
+        st = self._st
+        res = self.game.result(st)
+        if self.reward_scheme == "win":
+            won = set(res["winners"])
+            for s, a in enumerate(self._seat_agent):
+                r = 1.0 if s in won else -1.0
+                self.rewards[a] = r
+                self._cumulative_rewards[a] += r
+        elif self.reward_scheme == "rank":
+            for s, r in enumerate(self._rank_rewards(st, res)):
+                a = self._seat_agent[s]
+                self.rewards[a] = r
+                self._cumulative_rewards[a] += r
+        self._rewards_dirty = True
+        res["winner_agents"] = [self._seat_agent[s] for s in res["winners"]]
+        res["final_coins"] = {a: st.coins[s] for s, a in enumerate(self._seat_agent)}
+        for a in self.agents:
+            self.terminations[a] = True
+            self.infos[a] = _jsonable(res)
+        self._deads_step_first()
+
+    def _rank_rewards(self, st: State, res: dict) -> list[float]:
+        """Standing of every seat scaled to [-1, 1] (first +1, last -1, ties share the mean)."""
+        n = self.game.num_seats
+        won = set(res["winners"])
+        keys = []
+        for s in range(n):
+            if s == self.game.necro_seat:
+                keys.append((2, 0, 0) if res["necromancer_won"] else (-1, 0, 0))
+            else:
+                keys.append((1 if s in won else 0, st.coins[s], self.game.tokens_on_board(st, s)))
+        order = sorted(range(n), key=lambda s: keys[s], reverse=True)
+        out = [0.0] * n
+        i = 0
+        while i < n:
+            j = i
+            while j + 1 < n and keys[order[j + 1]] == keys[order[i]]:
+                j += 1
+            mean_pos = (i + j) / 2
+            for k in range(i, j + 1):
+                out[order[k]] = 1.0 - 2.0 * mean_pos / (n - 1)
+            i = j + 1
+        return out
+
+    def terminate_illegal(self, action: int, message: str, reward: float = ILLEGAL_REWARD) -> None:
+        """End the game because ``agent_selection`` chose the illegal ``action`` (TerminateIllegalWrapper style)."""
+        agent = self.agent_selection
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        self.rewards[agent] = float(reward)
+        self._cumulative_rewards[agent] += float(reward)
+        self._rewards_dirty = True
+        self._illegal = {"agent": agent, "action": int(action), "message": message}
+        for a in self.agents:
+            self.terminations[a] = True
+            self.infos[a] = {"illegal_action": dict(self._illegal)}
+        self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    # ------------------------------------------------------------------ render
+    def render(self) -> None | np.ndarray | str:
+        """``ansi``: the text view; ``human``: print it; ``rgb_array``: a picture of the board."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self._st is None:
+            raise EnvUsageError("render() before reset()")
+        from . import render as R
+
+        if self.render_mode == "rgb_array":
+            if self._renderer is None:
+                self._renderer = R.BoardPainter(self.game)
+            return self._renderer.draw(self._st)
+        text = R.ansi(self.game, self._st, self._seat_agent)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        self._renderer = None
+
+    # ------------------------------------------------------------------ records and snapshots
+    def _options(self) -> dict:
+        return {"reward": self.reward_scheme, "hide_coins": self.hide_coins,
+                "hide_necro_reserve": self.hide_necro_reserve}
+
+    def record(self) -> dict:
+        """A JSON-serialisable record of the game so far (see ``necro_env.record``)."""
+        st = self.game_state
+        return {
+            "format": RECORD_FORMAT,
+            "version": RECORD_VERSION,
+            "env_id": ENV_ID,
+            "config": self.config.to_dict(),
+            "options": self._options(),
+            "seed": self._seed,
+            "agents": list(self.possible_agents),
+            "actions": list(self._actions),
+            "illegal": dict(self._illegal) if self._illegal else None,
+            "over": bool(st.over),
+            "result": self.game.result(st) if st.over else None,
+        }
+
+    def get_state(self) -> dict:
+        """An exact, JSON-compatible snapshot of the env (engine state and bookkeeping; never pickle)."""
+        st = self.game_state
+        return {
+            "format": STATE_FORMAT,
+            "version": STATE_VERSION,
+            "env_id": ENV_ID,
+            "config": self.config.to_dict(),
+            "options": self._options(),
+            "seed": self._seed,
+            "seed_rng": self._seed_rng.bit_generator.state if self._seed_rng is not None else None,
+            "actions": list(self._actions),
+            "illegal": dict(self._illegal) if self._illegal else None,
+            "engine": st.to_dict(),
+            "agents": list(self.agents),
+            "agent_selection": self.agent_selection,
+            "skip_agent_selection": self._skip_agent_selection,
+            "rewards": dict(self.rewards),
+            "cumulative_rewards": dict(self._cumulative_rewards),
+            "terminations": dict(self.terminations),
+            "truncations": dict(self.truncations),
+            "infos": {a: _jsonable(i) for a, i in self.infos.items()},
+            "prev_coins": list(self._prev_coins),
+            "rewards_dirty": self._rewards_dirty,
+        }
+
+    def set_state(self, saved: dict, verify: bool = True) -> None:
+        """Restore a ``get_state()`` snapshot; ``StateError`` naming what is wrong (the env is then unchanged).
+
+        verify: also replay the recorded actions from the seed and require the same
+        engine state (catches any tampering; ~2 ms per game).
+        """
+        check_header(saved, STATE_FORMAT, STATE_VERSION, "env state")
+        known = {"format", "version", "env_id", "config", "options", "seed", "seed_rng", "actions", "illegal",
+                 "engine", "agents", "agent_selection", "skip_agent_selection", "rewards", "cumulative_rewards",
+                 "terminations", "truncations", "infos", "prev_coins", "rewards_dirty"}
+        missing = sorted(known - set(saved))
+        extra = sorted(set(saved) - known)
+        if missing or extra:
+            raise StateError(f"env state keys do not match: missing {missing}, unexpected {extra}")
+        try:
+            config = GameConfig.from_dict(saved["config"])
+        except (ConfigError, TypeError) as e:
+            raise StateError(f"env state config: {e}") from None
+        if config != self.config:
+            diff = sorted(k for k, v in config.to_dict().items() if self.config.to_dict()[k] != v)
+            raise StateError(f"env state was saved with another game config (differs in {diff}); "
+                             f"build the env with that config first")
+        if saved["options"] != self._options():
+            raise StateError(f"env state options {saved['options']} differ from this env's {self._options()}")
+        seed = saved["seed"]
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise StateError(f"env state seed must be a non-negative int, got {seed!r}")
+        actions = saved["actions"]
+        st = State.from_dict(saved["engine"])
+        self.game.validate_state(st)
+        if verify:
+            replayed = replay_engine(self.game, seed, actions, what="env state")
+            if replayed != st:
+                diff = [f for f in st.to_dict() if getattr(st, f) != getattr(replayed, f)]
+                raise StateError(f"env state engine differs from the game replayed from its seed and actions "
+                                 f"in fields {diff} (tampered or corrupt)")
+        illegal = saved["illegal"]
+        if illegal is not None and not (isinstance(illegal, dict) and set(illegal) == {"agent", "action", "message"}):
+            raise StateError(f"env state 'illegal' must be null or an illegal-action note, got {illegal!r}")
+        agents = saved["agents"]
+        if not isinstance(agents, list) or any(a not in self.possible_agents for a in agents) \
+                or len(set(agents)) != len(agents):
+            raise StateError(f"env state agents {agents!r} are not distinct agents of {self.possible_agents}")
+        for name, kind in (("rewards", (int, float)), ("cumulative_rewards", (int, float)),
+                           ("terminations", bool), ("truncations", bool), ("infos", dict)):
+            d = saved[name]
+            if not isinstance(d, dict) or set(d) != set(agents) \
+                    or not all(isinstance(x, kind) for x in d.values()):
+                raise StateError(f"env state {name!r} must map exactly the live agents {agents} to "
+                                 f"{getattr(kind, '__name__', 'numbers')}")
+        sel = saved["agent_selection"]
+        if sel not in self.possible_agents or (agents and sel not in agents):
+            raise StateError(f"env state agent_selection {sel!r} is not a live agent")
+        if agents and not any(saved["terminations"].values()) and not st.over and illegal is None \
+                and self._agent_seat[sel] != st.decider:
+            raise StateError(f"env state agent_selection {sel!r} is not the deciding seat {st.decider}")
+        skip = saved["skip_agent_selection"]
+        if skip is not None and skip not in self.possible_agents:
+            raise StateError(f"env state skip_agent_selection {skip!r} is not an agent")
+        prev = saved["prev_coins"]
+        if not isinstance(prev, list) or len(prev) != self.game.num_seats \
+                or not all(isinstance(c, int) and not isinstance(c, bool) for c in prev):
+            raise StateError("env state prev_coins must be a list of one int per seat")
+        rng = None
+        if saved["seed_rng"] is not None:
+            try:
+                rng = np.random.default_rng()
+                rng.bit_generator.state = saved["seed_rng"]
+            except (TypeError, ValueError, KeyError) as e:
+                raise StateError(f"env state seed_rng is not a generator state: {e}") from None
+        # Everything checked: commit.
+        self._st = st
+        self._seed = seed
+        self._seed_rng = rng
+        self._actions = [int(a) for a in actions]
+        self._illegal = dict(illegal) if illegal else None
+        self.agents = list(agents)
+        self.agent_selection = sel
+        self._skip_agent_selection = skip
+        self.rewards = {a: float(saved["rewards"][a]) for a in agents}
+        self._cumulative_rewards = {a: float(saved["cumulative_rewards"][a]) for a in agents}
+        self.terminations = dict(saved["terminations"])
+        self.truncations = dict(saved["truncations"])
+        self.infos = {a: _jsonable(i) for a, i in saved["infos"].items()}
+        self._prev_coins = list(prev)
+        self._rewards_dirty = bool(saved["rewards_dirty"])
+
+
+def _jsonable(x: Any) -> Any:
+    """A deep copy made of dicts, lists and scalars (what JSON round-trips)."""
+    if isinstance(x, dict):
+        return {k: _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    return x
+
+
+class NecroEnvWrapper(OrderEnforcingWrapper):
+    """The env returned by ``necro_env.env()``: call-order checks and illegal-action handling.
+
+    ``illegal_action="terminate"``: an in-range illegal action ends the game with -1 for
+    the offender (PettingZoo's ``TerminateIllegalWrapper`` behaviour); ``"raise"``: the
+    raw env's ``IllegalActionError`` propagates. Actions that are not action indices at
+    all (wrong type, out of range) always raise ``InvalidActionError``. The hot
+    attributes are plain properties (no ``__getattr__`` detour), so the wrapper costs
+    next to nothing per step.
+    """
+
+    def __init__(self, env: raw_env, illegal_action: str = "terminate") -> None:
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ConfigError(f"unknown illegal_action {illegal_action!r}; allowed: "
+                              + ", ".join(map(repr, ILLEGAL_ACTION_MODES)))
+        super().__init__(env)
+        self._raw = env
+        self.illegal_action = illegal_action
+
+    def __reduce__(self):
+        return (_make_env, (dict(self._raw._kwargs, illegal_action=self.illegal_action),))
+
+    def __deepcopy__(self, memo: dict) -> "NecroEnvWrapper":
+        """A full copy, the game in progress included."""
+        import copy
+
+        new = NecroEnvWrapper(copy.deepcopy(self._raw, memo), illegal_action=self.illegal_action)
+        new._has_reset = self._has_reset
+        new._has_updated = self._has_updated
+        memo[id(self)] = new
+        return new
+
+    # ---- hot attributes (each raises AttributeError before reset, like OrderEnforcingWrapper)
+    def _need_reset(self, name: str) -> None:
+        raise AttributeError(f"{name} cannot be accessed before reset")
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            self._need_reset("agent_selection")
+        return self._raw.agent_selection
+
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            self._need_reset("agents")
+        return self._raw.agents
+
+    @property
+    def rewards(self) -> dict:
+        if not self._has_reset:
+            self._need_reset("rewards")
+        return self._raw.rewards
+
+    @property
+    def terminations(self) -> dict:
+        if not self._has_reset:
+            self._need_reset("terminations")
+        return self._raw.terminations
+
+    @property
+    def truncations(self) -> dict:
+        if not self._has_reset:
+            self._need_reset("truncations")
+        return self._raw.truncations
+
+    @property
+    def infos(self) -> dict:
+        if not self._has_reset:
+            self._need_reset("infos")
+        return self._raw.infos
+
+    @property
+    def _cumulative_rewards(self) -> dict:
+        return self._raw._cumulative_rewards
+
+    @property
+    def num_agents(self) -> int:
+        if not self._has_reset:
+            self._need_reset("num_agents")
+        return len(self._raw.agents)
+
+    @property
+    def possible_agents(self) -> list[str]:
+        return self._raw.possible_agents
+
+    @property
+    def max_num_agents(self) -> int:
+        return len(self._raw.possible_agents)
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._raw.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._raw.action_spaces[agent]
+
+    # ---- the AEC calls
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._raw.reset(seed=seed, options=options)
+        self._has_reset = True
+        self._has_updated = True
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            raise EnvUsageError("observe() before reset()")
+        return self._raw.observe(agent)
+
+    def last(self, observe: bool = True):
+        raw = self._raw
+        if not self._has_reset:
+            raise EnvUsageError("last() before reset()")
+        agent = raw.agent_selection
+        return (raw.observe(agent) if observe else None, raw._cumulative_rewards[agent],
+                raw.terminations[agent], raw.truncations[agent], raw.infos[agent])
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        if not self._has_reset:
+            raise EnvUsageError("step() before reset()")
+        if not raw.agents:
+            raise GameOverError("the game is over and every agent is done; call reset()")
+        self._has_updated = True
+        agent = raw.agent_selection
+        if raw.terminations[agent] or raw.truncations[agent]:
+            raw.step(action)
+            return
+        a = raw.check_action(action)
+        if self.illegal_action == "raise":
+            raw._play(agent, a)
+            return
+        try:
+            raw._play(agent, a)
+        except IllegalActionError as e:
+            raw.terminate_illegal(a, str(e))
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            raise EnvUsageError("state() before reset()")
+        return self._raw.state()
+
+    def render(self):
+        if not self._has_reset:
+            raise EnvUsageError("render() before reset()")
+        return self._raw.render()
+
+    def get_state(self) -> dict:
+        return self._raw.get_state()
+
+    def set_state(self, saved: dict, verify: bool = True) -> None:
+        """Restore a snapshot (also counts as a reset for the call-order checks)."""
+        self._raw.set_state(saved, verify=verify)
+        self._has_reset = True
+        self._has_updated = True
+
+    def record(self) -> dict:
+        return self._raw.record()
+
+
+def env(players: int = 4, render_mode: str | None = None, reward: str = "win", illegal_action: str = "terminate",
+        **kwargs: Any) -> NecroEnvWrapper:
+    """The wrapped env (see the module docstring for every argument)."""
+    if illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ConfigError(f"unknown illegal_action {illegal_action!r}; allowed: "
+                          + ", ".join(map(repr, ILLEGAL_ACTION_MODES)))
+    return NecroEnvWrapper(raw_env(players=players, render_mode=render_mode, reward=reward, **kwargs),
+                           illegal_action=illegal_action)
+
+
+env.__doc__ = "The wrapped env.\n\n" + (__doc__ or "")
+
+__all__ = ["env", "raw_env", "NecroEnvWrapper", "ENV_ID", "ENV_NAME", "REWARD_SCHEMES", "ILLEGAL_ACTION_MODES",
+           "EnvUsageError", "GameOverError", "InvalidActionError", "make_config", "agent_names"]

@@ -1,0 +1,705 @@
+"""State -> per-viewer observation vectors (DESIGN.md §4).
+
+``Observer(game).observe(st, seat)`` returns one float32 vector of ``OBS_SIZE``
+entries, the same size on every board and seat count (sized for MAX_REGIONS = 48
+regions and MAX_SEATS = 6 seats; missing regions and seats are all zeros). It is
+**seat-relative**: the viewer is seat 0 and every other seat is numbered by its
+offset clockwise from the viewer (the same offsets the DIPLOMAT actions use), so
+one policy can play any seat. The Necromancer's seat is marked by a role flag.
+
+It holds only what the viewer may know: the deck order and the Necromancer's
+drawn/reserve badges are never shown to the players (unless
+``hide_necro_reserve=False``), and with ``hide_coins=True`` only the viewer's own
+coins are shown (RULES §1.2 keeps coins face down; DESIGN.md §4 makes them public by
+default since every gain is scored in the open). ``state_vector(st)`` is the full
+view for centralised critics: absolute seat order (seat 0 = player_0 in slot 0),
+coins and the Necromancer's reserve revealed, no viewer (the viewer flags
+``own_turn``, ``viewer_decides``, ``defending``, ``viewer_is_necromancer`` are 0).
+
+Scales (so that typical values lie in 0..1): tokens /10, coins /50, hand and tray
+/20, region counts /16, Ghost counts /14, purchase price /20. ``OBS_HIGH`` holds a
+generous upper bound per entry (used by the env's ``Box``).
+
+Layout. Blocks with rows (one row per region, seat slot or column slot) list the
+columns of a row; ``OFFSETS`` gives ``(start, length)`` of every block and of every
+flat feature; ``REGION_STATIC_COLS`` etc. give ``(column, width)`` inside a row.
+
+    block            start  length  rows x cols
+    region_static        0     720    48 x 15
+    region             720     816    48 x 17
+    seat              1536     402    6 x 67
+    combo             1938     222    6 x 37
+    necro             2160      74    flat
+    glob              2234      94    flat
+    OBS_SIZE = 2328
+
+    region_static columns: exists 0, terrain one-hot 1-7 (farmland forest hill swamp
+        mountain sea lake; the mountain's +1 defence is terrain 5th column), mine 8,
+        magic 9, cavern 10, border 11, first_conquest 12, coastal 13, lake_neighbour 14
+    region columns: owner relative seat one-hot 0-5, lost_tribe 6, ghost 7, active 8
+        (an active race or the Ghosts), declined 9, tokens/10 10, lair 11, fortress 12,
+        encampments 13 (count), hole 14, hero 15, dragon 16
+    seat columns: present 0, necromancer 1, coins/50 2, coins_visible 3, hand/20 4
+        (tokens in hand of the active race), tray/20 5 (its tokens left in the box),
+        active_regions/16 6, declined_regions/16 7, active race one-hot 8-21, active
+        powers multi-hot 22-41, declined races multi-hot 42-55, spirit_decline 56,
+        pact_with one-hot 57-62 (Diplomat: the relative seat that may not attack this
+        seat's active race), turn_seat 63, decider 64, attacked_this_turn 65,
+        converted_this_turn 66
+    combo columns: present 0, race one-hot 1-14, power one-hot 15-34, coins/5 35,
+        tokens_at_pickup/20 36
+    necro (flat, by name in OFFSETS): scenario, viewer_is_necromancer, reserve,
+        island, well_ghosts, well_others, souls, ghosts_in_play, price, bought_ghosts,
+        bought_powers, reserve_powers_left, ghosts_removed, powers_in_use (20),
+        reserve_powers (20, hidden), drawn_powers (20, hidden), reserve_visible
+    glob (flat): round_frac, last_round, game_turns, seats_onehot (5: 2..6 seats),
+        board_onehot (4: boards 2..5), phase_onehot (9, ``Phase``), own_turn,
+        viewer_decides, defending, turn_seat_rel (6), decider_rel (6),
+        berserk_pending, berserk_roll (4: 0..3), last_die, die_rolled, acting_hand,
+        hold, ghoul_segment, started (3), picked, placed, dragon_used, fort_used,
+        hero_pool, encamp_pool, nonempty, holes_placed, cur_race (16 occupants),
+        defend_race (16), amazon_held, races_in_deck, powers_in_deck, over,
+        victory_anytime
+
+Flat features (name, start, length):
+
+    necro.scenario               2160  1   necro.viewer_is_necromancer  2161  1
+    necro.reserve                2162  1   necro.island                 2163  1
+    necro.well_ghosts            2164  1   necro.well_others            2165  1
+    necro.souls                  2166  1   necro.ghosts_in_play         2167  1
+    necro.price                  2168  1   necro.bought_ghosts          2169  1
+    necro.bought_powers          2170  1   necro.reserve_powers_left    2171  1
+    necro.ghosts_removed         2172  1   necro.powers_in_use          2173 20
+    necro.reserve_powers         2193 20   necro.drawn_powers           2213 20
+    necro.reserve_visible        2233  1
+    glob.round_frac              2234  1   glob.last_round              2235  1
+    glob.game_turns              2236  1   glob.seats_onehot            2237  5
+    glob.board_onehot            2242  4   glob.phase_onehot            2246  9
+    glob.own_turn                2255  1   glob.viewer_decides          2256  1
+    glob.defending               2257  1   glob.turn_seat_rel           2258  6
+    glob.decider_rel             2264  6   glob.berserk_pending         2270  1
+    glob.berserk_roll            2271  4   glob.last_die                2275  1
+    glob.die_rolled              2276  1   glob.acting_hand             2277  1
+    glob.hold                    2278  1   glob.ghoul_segment           2279  1
+    glob.started                 2280  3   glob.picked                  2283  1
+    glob.placed                  2284  1   glob.dragon_used             2285  1
+    glob.fort_used               2286  1   glob.hero_pool               2287  1
+    glob.encamp_pool             2288  1   glob.nonempty                2289  1
+    glob.holes_placed            2290  1   glob.cur_race                2291 16
+    glob.defend_race             2307 16   glob.amazon_held             2323  1
+    glob.races_in_deck           2324  1   glob.powers_in_deck          2325  1
+    glob.over                    2326  1   glob.victory_anytime         2327  1
+
+"own_turn" = it is the viewer's turn; "viewer_decides" = the viewer must decide now;
+"defending" = the viewer decides outside its turn (a defender placing survivors, or
+the Necromancer placing returned Ghosts). "acting_hand" = tokens in hand of the race
+that acts now (the defender's race while defending).
+"""
+from __future__ import annotations
+
+from itertools import compress
+from operator import ne
+
+import numpy as np
+
+from .game import Game, Phase, State
+from .game.board import MAX_REGIONS
+from .game.catalog import (
+    GHOST, NUM_OCCUPANTS, NUM_POWERS, NUM_RACES, tokens_at_pickup,
+)
+from .game.state import ACTIVE, DECLINED, GHOSTLY, TRIBE
+
+MAX_SEATS = 6
+R = MAX_REGIONS
+NUM_PHASES = len(Phase)
+
+# ----------------------------------------------------------------- column tables
+REGION_STATIC_COLS = {
+    "exists": (0, 1), "terrain": (1, 7), "mine": (8, 1), "magic": (9, 1), "cavern": (10, 1),
+    "border": (11, 1), "first_conquest": (12, 1), "coastal": (13, 1), "lake_neighbour": (14, 1),
+}
+RS_W = 15
+REGION_COLS = {
+    "owner": (0, 6), "lost_tribe": (6, 1), "ghost": (7, 1), "active": (8, 1), "declined": (9, 1),
+    "tokens": (10, 1), "lair": (11, 1), "fortress": (12, 1), "encampments": (13, 1),
+    "hole": (14, 1), "hero": (15, 1), "dragon": (16, 1),
+}
+RD_W = 17
+SEAT_COLS = {
+    "present": (0, 1), "necromancer": (1, 1), "coins": (2, 1), "coins_visible": (3, 1), "hand": (4, 1),
+    "tray": (5, 1), "active_regions": (6, 1), "declined_regions": (7, 1), "active_race": (8, NUM_RACES),
+    "active_powers": (22, NUM_POWERS), "declined_races": (42, NUM_RACES), "spirit_decline": (56, 1),
+    "pact_with": (57, MAX_SEATS), "turn_seat": (63, 1), "decider": (64, 1), "attacked": (65, 1),
+    "converted": (66, 1),
+}
+SEAT_W = 67
+COMBO_COLS = {"present": (0, 1), "race": (1, NUM_RACES), "power": (15, NUM_POWERS), "coins": (35, 1),
+              "tokens": (36, 1)}
+COMBO_W = 37
+COLUMN_SLOTS = 6
+
+_NECRO_FEATURES = (
+    ("scenario", 1), ("viewer_is_necromancer", 1), ("reserve", 1), ("island", 1), ("well_ghosts", 1),
+    ("well_others", 1), ("souls", 1), ("ghosts_in_play", 1), ("price", 1), ("bought_ghosts", 1),
+    ("bought_powers", 1), ("reserve_powers_left", 1), ("ghosts_removed", 1),
+    ("powers_in_use", NUM_POWERS), ("reserve_powers", NUM_POWERS), ("drawn_powers", NUM_POWERS),
+    ("reserve_visible", 1),
+)
+_GLOB_FEATURES = (
+    ("round_frac", 1), ("last_round", 1), ("game_turns", 1), ("seats_onehot", 5), ("board_onehot", 4),
+    ("phase_onehot", NUM_PHASES), ("own_turn", 1), ("viewer_decides", 1), ("defending", 1),
+    ("turn_seat_rel", MAX_SEATS), ("decider_rel", MAX_SEATS), ("berserk_pending", 1), ("berserk_roll", 4),
+    ("last_die", 1), ("die_rolled", 1), ("acting_hand", 1), ("hold", 1), ("ghoul_segment", 1),
+    ("started", 3), ("picked", 1), ("placed", 1), ("dragon_used", 1), ("fort_used", 1), ("hero_pool", 1),
+    ("encamp_pool", 1), ("nonempty", 1), ("holes_placed", 1), ("cur_race", NUM_OCCUPANTS),
+    ("defend_race", NUM_OCCUPANTS), ("amazon_held", 1), ("races_in_deck", 1), ("powers_in_deck", 1),
+    ("over", 1), ("victory_anytime", 1),
+)
+
+
+def _build_offsets() -> tuple[dict[str, tuple[int, int]], int]:
+    offsets: dict[str, tuple[int, int]] = {}
+    o = 0
+    for name, size in (("region_static", R * RS_W), ("region", R * RD_W), ("seat", MAX_SEATS * SEAT_W),
+                       ("combo", COLUMN_SLOTS * COMBO_W)):
+        offsets[name] = (o, size)
+        o += size
+    for block, feats in (("necro", _NECRO_FEATURES), ("glob", _GLOB_FEATURES)):
+        start = o
+        for name, size in feats:
+            offsets[f"{block}.{name}"] = (o, size)
+            o += size
+        offsets[block] = (start, o - start)
+    return offsets, o
+
+
+#: name -> (start, length): the blocks and every flat feature of the necro and glob blocks.
+OFFSETS, OBS_SIZE = _build_offsets()
+
+
+def offsets_table() -> str:
+    """The block table of the module docstring, generated from ``OFFSETS``."""
+    rows = {"region_static": f"{R} x {RS_W}", "region": f"{R} x {RD_W}", "seat": f"{MAX_SEATS} x {SEAT_W}",
+            "combo": f"{COLUMN_SLOTS} x {COMBO_W}", "necro": "flat", "glob": "flat"}
+    lines = ["block            start  length  rows x cols"]
+    for name, shape in rows.items():
+        s, n = OFFSETS[name]
+        lines.append(f"{name:<16}{s:>6}  {n:>6}    {shape}")
+    return "\n".join(lines)
+
+
+def features_table() -> str:
+    """Every flat feature of the necro and glob blocks with its offset (``OFFSETS`` entries)."""
+    lines = []
+    for block in ("necro", "glob"):
+        items = [(k, v) for k, v in OFFSETS.items() if k.startswith(block + ".")]
+        cells = [f"{k:<28}{s:>5} {n:>2}" for k, (s, n) in items]
+        for i in range(0, len(cells), 2):
+            lines.append("   ".join(cells[i:i + 2]).rstrip())
+    return "\n".join(lines)
+
+
+def _build_high() -> np.ndarray:
+    """Generous per-entry upper bounds (all features are >= 0)."""
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+
+    def rows(block: str, width: int, cols: dict, name: str, value: float) -> None:
+        s, n = OFFSETS[block]
+        c, w = cols[name]
+        view = high[s:s + n].reshape(-1, width)
+        view[:, c:c + w] = value
+
+    rows("region", RD_W, REGION_COLS, "tokens", 5.0)        # 50 tokens
+    rows("region", RD_W, REGION_COLS, "encampments", 5.0)
+    rows("seat", SEAT_W, SEAT_COLS, "coins", 100.0)         # 5000 coins
+    for name in ("hand", "tray", "active_regions", "declined_regions"):
+        rows("seat", SEAT_W, SEAT_COLS, name, 5.0)
+    rows("combo", COMBO_W, COMBO_COLS, "coins", 10.0)       # 50 coins on one combo
+    for name in ("reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
+                 "bought_ghosts", "bought_powers", "ghosts_removed", "reserve_powers_left"):
+        s, n = OFFSETS[f"necro.{name}"]
+        high[s:s + n] = 10.0
+    for name in ("game_turns", "acting_hand", "hold", "hero_pool", "encamp_pool", "nonempty",
+                 "holes_placed", "amazon_held", "races_in_deck", "powers_in_deck"):
+        s, n = OFFSETS[f"glob.{name}"]
+        high[s:s + n] = 10.0
+    return high
+
+
+OBS_HIGH = _build_high()
+
+# Flat positions used on the hot path.
+_RS0 = OFFSETS["region_static"][0]
+_RD0 = OFFSETS["region"][0]
+_SEAT0 = OFFSETS["seat"][0]
+_COMBO0 = OFFSETS["combo"][0]
+_NECRO0 = OFFSETS["necro"][0]
+_GLOB0 = OFFSETS["glob"][0]
+_DEFEND = int(Phase.DEFEND)
+
+
+_N = {name: OFFSETS[f"necro.{name}"][0] for name, _ in _NECRO_FEATURES}
+_NECRO_SCALARS = tuple(_N[k] - OFFSETS["necro"][0] for k in (
+    "reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
+    "bought_ghosts", "bought_powers", "ghosts_removed", "reserve_powers_left"))
+_N_POWERS, _N_RESERVE, _N_DRAWN = (_N[k] - OFFSETS["necro"][0]
+                                   for k in ("powers_in_use", "reserve_powers", "drawn_powers"))
+_G = {name: OFFSETS[f"glob.{name}"][0] for name, _ in _GLOB_FEATURES}
+# The canonical vector (see ``Observer``) = the observation layout in absolute seat
+# order + a constant 0, a constant 1 and the one-hot of a seat deciding outside its turn.
+_ZERO = OBS_SIZE
+_ONE = OBS_SIZE + 1
+_DEFENDER_ABS = OBS_SIZE + 2
+_CANON_SIZE = OBS_SIZE + 2 + MAX_SEATS
+# Positions inside the glob block + extras (filled as one dense Python list on every call).
+_GL = {name: start - OFFSETS["glob"][0] for name, start in _G.items()}
+_G_DEFENDER = _DEFENDER_ABS - OFFSETS["glob"][0]
+_DEFENDER = _DEFENDER_ABS
+(_G_PHASE, _G_STARTED, _G_ROUND, _G_LAST_ROUND, _G_TURN_REL, _G_DECIDER_REL, _G_OWN_TURN, _G_VIEWER_DECIDES,
+ _G_DEFENDING, _G_OVER, _G_BERSERK_PENDING, _G_BERSERK_ROLL, _G_DIE_ROLLED, _G_LAST_DIE, _G_ACTING_HAND,
+ _G_CUR_RACE, _G_DEFEND_RACE, _G_HOLD, _G_GHOUL, _G_PICKED, _G_PLACED, _G_DRAGON_USED, _G_FORT_USED,
+ _G_HERO_POOL, _G_ENCAMP_POOL, _G_NONEMPTY, _G_HOLES, _G_AMAZON, _G_RACES_DECK, _G_POWERS_DECK) = (
+    _GL[k] for k in ("phase_onehot", "started", "round_frac", "last_round", "turn_seat_rel", "decider_rel",
+                     "own_turn", "viewer_decides", "defending", "over", "berserk_pending", "berserk_roll",
+                     "die_rolled", "last_die", "acting_hand", "cur_race", "defend_race", "hold", "ghoul_segment",
+                     "picked", "placed", "dragon_used", "fort_used", "hero_pool", "encamp_pool", "nonempty",
+                     "holes_placed", "amazon_held", "races_in_deck", "powers_in_deck"))
+
+# Owner codes per occupant (row of _OWNER_TABLE): 0 empty, 1 Lost Tribe, 2+k Ghosts of relative
+# seat k, 8+k active race of relative seat k, 14+k declined race of relative seat k.
+_OWNER_TABLE = np.zeros((20, 10), dtype=np.float32)
+_OWNER_TABLE[1, 6] = 1
+for _k in range(MAX_SEATS):
+    _OWNER_TABLE[2 + _k, [_k, 7, 8]] = 1
+    _OWNER_TABLE[8 + _k, [_k, 8]] = 1
+    _OWNER_TABLE[14 + _k, [_k, 9]] = 1
+_OWNER_ROWS = [tuple(float(x) for x in row) for row in _OWNER_TABLE]
+
+_SC_TOK = 0.1
+_SC_COINS = 1 / 50
+_SC_HAND = 1 / 20
+_SC_REG = 1 / 16
+_SC_GHOST = 1 / 14
+
+
+def _bits(m: int):
+    while m:
+        low = m & -m
+        yield low.bit_length() - 1
+        m ^= low
+
+
+def _changed(new: list, old: list) -> list[int]:
+    """Indices where two equally long lists differ (C-level scan)."""
+    return list(compress(range(len(new)), map(ne, new, old)))
+
+
+class Observer:
+    """Fills observation vectors for one ``Game`` (one board, one seat count).
+
+    hide_coins: show only the viewer's own coins (others read 0, ``coins_visible`` 0).
+    hide_necro_reserve: hide the Necromancer's reserve and drawn badges from the players
+    (default True); he always sees his own.
+
+    How it is fast: the Observer keeps one *canonical* vector (absolute seat order,
+    nothing hidden, plus a constant 0, a constant 1 and a few helper entries) and a
+    snapshot of the state lists it was built from. A call updates only what changed
+    since the previous call (list comparisons are C-level; one action changes little)
+    and then gathers the viewer's observation with one ``numpy.take`` through a
+    precomputed index array per viewer. The index array does everything
+    viewer-specific: it rotates seat slots, owner and pact one-hots and the turn/decider
+    one-hots to the viewer's seat, and points hidden entries (others' coins under
+    ``hide_coins``, the reserve badges) at the constant 0.
+    """
+
+    def __init__(self, game: Game, hide_coins: bool = False, hide_necro_reserve: bool = True) -> None:
+        self.game = game
+        self.hide_coins = bool(hide_coins)
+        self.hide_necro_reserve = bool(hide_necro_reserve)
+        b = game.board
+        self.n = n = game.num_seats
+        self.nr = nr = b.num_regions
+        self.necro_seat = game.necro_seat
+        t = np.zeros(_CANON_SIZE, dtype=np.float32)
+        rs = t[_RS0:_RS0 + R * RS_W].reshape(R, RS_W)
+        lake_nbrs = set(b.lake_neighbors)
+        for r in range(nr):
+            rs[r, 0] = 1
+            rs[r, 1 + b.terrain[r]] = 1
+            rs[r, 8] = b.mine[r]
+            rs[r, 9] = b.magic[r]
+            rs[r, 10] = b.cavern[r]
+            rs[r, 11] = b.border[r]
+            rs[r, 12] = b.first_conquest_ok[r]
+            rs[r, 13] = b.coastal[r]
+            rs[r, 14] = r in lake_nbrs
+        t[_G["game_turns"]] = game.game_turns / 10
+        t[_G["seats_onehot"] + n - 2] = 1
+        t[_G["board_onehot"] + b.key - 2] = 1
+        t[_G["victory_anytime"]] = game.config.victory_check == "anytime"
+        t[_N["scenario"]] = game.necromancer
+        t[_N["reserve_visible"]] = 1
+        t[_ONE] = 1
+        seat_t = t[_SEAT0:_SEAT0 + MAX_SEATS * SEAT_W].reshape(MAX_SEATS, SEAT_W)
+        seat_t[:n, 0] = 1  # present
+        seat_t[:n, 3] = 1  # coins visible (the viewer's index array hides them)
+        if self.necro_seat >= 0:
+            seat_t[self.necro_seat, 1] = 1
+        self._template = t
+        self._glob_list = t[_GLOB0:].tolist()
+        self._necro_list = t[_NECRO0:_GLOB0].tolist()
+        self._pickup = [[tokens_at_pickup(r, p) * _SC_HAND for p in range(NUM_POWERS)] for r in range(NUM_RACES)]
+        self._perm = [self._index(v) for v in range(n)]
+        self._reset_canon()
+
+    # ------------------------------------------------------------------ public
+    def observe(self, st: State, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of ``seat`` (a fresh array, or ``out`` filled in place)."""
+        if not 0 <= seat < self.n:
+            raise ValueError(f"seat must be in 0..{self.n - 1}, got {seat!r}")
+        self._update(st)
+        if out is None:
+            return self._canon.take(self._perm[seat])
+        np.take(self._canon, self._perm[seat], out=out)
+        return out
+
+    def state_vector(self, st: State, out: np.ndarray | None = None) -> np.ndarray:
+        """The full view (absolute seats, nothing hidden) for centralised critics; see the module doc."""
+        self._update(st)
+        if out is None:
+            return self._canon[:OBS_SIZE].copy()
+        out[:] = self._canon[:OBS_SIZE]
+        return out
+
+    # ------------------------------------------------------------------ the per-viewer index arrays
+    def _index(self, v: int) -> np.ndarray:
+        """Index into the canonical vector for each observation entry of viewer ``v``."""
+        n, ns = self.n, self.necro_seat
+        perm = np.arange(OBS_SIZE, dtype=np.intp)
+
+        def seat_at(k: int) -> int | None:  # the absolute seat in relative slot k
+            return (v + k) % n if k < n else None
+
+        for r in range(R):
+            base = _RD0 + r * RD_W
+            for k in range(MAX_SEATS):
+                s = seat_at(k)
+                perm[base + k] = _ZERO if s is None else base + s
+        for k in range(MAX_SEATS):
+            s = seat_at(k)
+            for c in range(SEAT_W):
+                pos = _SEAT0 + k * SEAT_W + c
+                if s is None:
+                    perm[pos] = _ZERO
+                    continue
+                src = _SEAT0 + s * SEAT_W
+                if 57 <= c < 63:
+                    j = seat_at(c - 57)
+                    perm[pos] = _ZERO if j is None else src + 57 + j
+                elif c in (2, 3) and self.hide_coins and k != 0:
+                    perm[pos] = _ZERO
+                else:
+                    perm[pos] = src + c
+        perm[_N["viewer_is_necromancer"]] = _ONE if v == ns else _ZERO
+        if v != ns and self.hide_necro_reserve:
+            for name in ("reserve_powers", "drawn_powers", "reserve_visible"):
+                s, w = OFFSETS[f"necro.{name}"]
+                perm[s:s + w] = _ZERO
+        for name in ("turn_seat_rel", "decider_rel"):
+            s, w = OFFSETS[f"glob.{name}"]
+            for j in range(w):
+                a = seat_at(j)
+                perm[s + j] = _ZERO if a is None else s + a
+        perm[_G["own_turn"]] = _G["turn_seat_rel"] + v
+        perm[_G["viewer_decides"]] = _G["decider_rel"] + v
+        perm[_G["defending"]] = _DEFENDER + v
+        return perm
+
+    # ------------------------------------------------------------------ the canonical vector
+    def _reset_canon(self) -> None:
+        self._canon = self._template.copy()
+        c = self._canon
+        self._rd = c[_RD0:_RD0 + R * RD_W].reshape(R, RD_W)
+        self._seat = c[_SEAT0:_SEAT0 + MAX_SEATS * SEAT_W].reshape(MAX_SEATS, SEAT_W)
+        self._combo = c[_COMBO0:_COMBO0 + COLUMN_SLOTS * COMBO_W].reshape(COLUMN_SLOTS, COMBO_W)
+        self._ro = self._rs = self._occ = self._tok = None
+        self._codes: list[int] = []
+        self._codes_arr = None
+        self._markers: tuple = (None,) * 5
+        self._dragon = -2
+        self._sig: list = [None] * MAX_SEATS
+        self._seat_src: list | None = None
+        self._flags = None
+        self._col: tuple = (None, None, None)
+        self._necro_key = None
+        self._well = self._reserve = self._draw = None
+        self._g: list | None = None
+
+    def _codes_for(self, st: State) -> list[int]:
+        """Per occupant (index -1 = empty) its row of ``_OWNER_TABLE`` (absolute seats)."""
+        c = [0] * (NUM_OCCUPANTS + 1)
+        for x in range(NUM_OCCUPANTS):
+            status = st.race_status[x]
+            o = st.race_owner[x]
+            if status == TRIBE:
+                c[x] = 1
+            elif o >= 0:
+                if status == GHOSTLY:
+                    c[x] = 2 + o
+                elif status == ACTIVE:
+                    c[x] = 8 + o
+                elif status == DECLINED:
+                    c[x] = 14 + o
+        return c
+
+    def _update(self, st: State) -> None:
+        """Bring the canonical vector up to date with ``st`` (only what changed since the last call)."""
+        nr = self.nr
+        canon = self._canon
+
+        # ---- regions
+        rd = self._rd
+        if st.race_owner != self._ro or st.race_status != self._rs:
+            self._codes = self._codes_for(st)
+            self._codes_arr = np.array(self._codes, dtype=np.intp)
+            self._ro = st.race_owner[:]
+            self._rs = st.race_status[:]
+            self._occ = None
+        occ = st.occ
+        prev = self._occ
+        if prev is None or len(prev) != nr:
+            rd[:nr, 0:10] = _OWNER_TABLE[self._codes_arr[np.fromiter(occ, np.intp, nr)]]
+            self._occ = occ[:]
+        elif occ != prev:
+            ch = _changed(occ, prev)
+            if len(ch) > 3:
+                rd[:nr, 0:10] = _OWNER_TABLE[self._codes_arr[np.fromiter(occ, np.intp, nr)]]
+            else:
+                codes = self._codes
+                for i in ch:
+                    rd[i, 0:10] = _OWNER_TABLE[codes[occ[i]]]
+            self._occ = occ[:]
+        tok = st.tok
+        prev = self._tok
+        tok_bits = 0  # regions whose token count changed (-1: maybe all)
+        if prev is None or len(prev) != nr:
+            np.multiply(np.fromiter(tok, np.intp, nr), _SC_TOK, out=rd[:nr, 10], casting="unsafe")
+            self._tok = tok[:]
+            tok_bits = -1
+        elif tok != prev:
+            ch = _changed(tok, prev)
+            if len(ch) > 3:
+                np.multiply(np.fromiter(tok, np.intp, nr), _SC_TOK, out=rd[:nr, 10], casting="unsafe")
+                tok_bits = -1
+            else:
+                for i in ch:
+                    rd[i, 10] = tok[i] * _SC_TOK
+                    tok_bits |= 1 << i
+            self._tok = tok[:]
+        markers = (st.lair, st.fort, st.encamp, st.hole, st.hero)
+        if markers != self._markers:
+            pm = self._markers
+            for j, lst in enumerate(markers):
+                if lst != pm[j]:
+                    rd[:nr, 11 + j] = lst
+            self._markers = tuple(x[:] for x in markers)
+        if st.dragon != self._dragon:
+            rd[:nr, 16] = 0.0
+            if st.dragon >= 0:
+                rd[st.dragon, 16] = 1.0
+            self._dragon = st.dragon
+
+        # ---- seats: find the seats whose inputs changed, rewrite their rows
+        coins, active, decl, decl_spirit, pact = st.coins, st.active, st.decl, st.decl_spirit, st.pact
+        regions, hand, tray, rp = st.regions, st.hand, st.tray, st.race_power
+        cur = (hand, regions, tray, rp, coins, active, decl, decl_spirit, pact)
+        src = self._seat_src
+        if src is None:
+            todo = range(self.n)
+            self._seat_src = [x[:] for x in cur]
+        elif cur != tuple(src):
+            todo = set()
+            owner = st.race_owner
+            for j in range(4):
+                new, old = cur[j], src[j]
+                if new != old:
+                    for x in _changed(new, old):
+                        o = owner[x]
+                        if o >= 0:
+                            todo.add(o)
+                    src[j] = new[:]
+            for j in range(4, 9):
+                new, old = cur[j], src[j]
+                if new != old:
+                    todo.update(_changed(new, old))
+                    src[j] = new[:]
+        else:
+            todo = None
+        if todo:
+            sigs = self._sig
+            seat_rows = self._seat
+            for s in todo:
+                a = active[s]
+                d = decl[s]
+                ds = decl_spirit[s]
+                if a >= 0:
+                    sig = (coins[s], a, rp[a], d, ds, hand[a], tray[a], regions[a], regions[d] if d >= 0 else 0,
+                           regions[ds] if ds >= 0 else 0, pact[s])
+                else:
+                    sig = (coins[s], -1, 0, d, ds, 0, 0, 0, regions[d] if d >= 0 else 0,
+                           regions[ds] if ds >= 0 else 0, pact[s])
+                old = sigs[s]
+                if sig == old:
+                    continue
+                row = seat_rows[s]
+                if old is None or old[1:5] != sig[1:5]:
+                    row[8:57] = 0.0
+                    if a >= 0:
+                        if a < NUM_RACES:
+                            row[8 + a] = 1.0
+                        for p in _bits(sig[2]):
+                            row[22 + p] = 1.0
+                    if d >= 0:
+                        row[42 + d] = 1.0
+                    if ds >= 0:
+                        row[42 + ds] = 1.0
+                        row[56] = 1.0
+                if old is None or old[10] != sig[10]:
+                    row[57:63] = 0.0
+                    if sig[10] >= 0:
+                        row[57 + sig[10]] = 1.0
+                if old is None or old[0] != sig[0]:
+                    row[2] = sig[0] * _SC_COINS
+                row[4:8] = (sig[5] * _SC_HAND, sig[6] * _SC_HAND, sig[7].bit_count() * _SC_REG,
+                            (sig[8] | sig[9]).bit_count() * _SC_REG)
+                sigs[s] = sig
+        flags = (st.turn_seat, st.decider, st.attacked, st.converted, st.over)
+        if flags != self._flags:
+            sv = self._seat
+            sv[:, 63:67] = 0.0
+            if not st.over:
+                sv[st.turn_seat, 63] = 1.0
+                if st.decider >= 0:
+                    sv[st.decider, 64] = 1.0
+            for s in _bits(st.attacked):
+                sv[s, 65] = 1.0
+            for s in _bits(st.converted):
+                sv[s, 66] = 1.0
+            self._flags = flags
+
+        # ---- combo column
+        if (st.col_race, st.col_power, st.col_coins) != self._col:
+            blk = self._combo
+            blk[:] = 0.0
+            for j in range(len(st.col_race)):
+                race, power = st.col_race[j], st.col_power[j]
+                blk[j, 0] = 1
+                blk[j, 1 + race] = 1
+                blk[j, 15 + power] = 1
+                blk[j, 35] = st.col_coins[j] * 0.2
+                blk[j, 36] = self._pickup[race][power]
+            self._col = (st.col_race[:], st.col_power[:], st.col_coins[:])
+
+        # ---- the Necromancer
+        if self.necro_seat >= 0:
+            held = regions[GHOST]
+            key = (tray[GHOST], st.island, st.souls, held, rp[GHOST], st.bought_ghosts, st.bought_powers,
+                   st.ghosts_removed)
+            if key != self._necro_key or (tok_bits & held) or st.well != self._well \
+                    or st.necro_reserve != self._reserve or st.necro_draw != self._draw:
+                self._write_necro(st)
+                self._necro_key = key
+                self._well = st.well[:]
+                self._reserve = st.necro_reserve[:]
+                self._draw = st.necro_draw[:]
+
+        # ---- turn, phase and the pending decision: one dense list, one slice write
+        g = self._glob_list[:]
+        ph = st.phase
+        rnd = st.round
+        gt = self.game.game_turns
+        turn, decider = st.turn_seat, st.decider
+        g[_G_PHASE + ph] = 1.0
+        g[_G_STARTED + st.started] = 1.0
+        g[_G_ROUND] = rnd / gt
+        if rnd >= gt:
+            g[_G_LAST_ROUND] = 1.0
+        if not st.over:
+            g[_G_TURN_REL + turn] = 1.0
+            if decider >= 0:
+                g[_G_DECIDER_REL + decider] = 1.0
+                if decider != turn:
+                    g[_G_DEFENDER + decider] = 1.0
+        else:
+            g[_G_OVER] = 1.0
+        if st.berserk >= 0:
+            g[_G_BERSERK_PENDING] = 1.0
+            g[_G_BERSERK_ROLL + st.berserk] = 1.0
+        if st.last_die >= 0:
+            g[_G_DIE_ROLLED] = 1.0
+            g[_G_LAST_DIE] = st.last_die / 3
+        acting = st.defend_race if ph == _DEFEND else st.cur_race
+        if acting >= 0:
+            g[_G_ACTING_HAND] = hand[acting] * _SC_HAND
+        if st.cur_race >= 0:
+            g[_G_CUR_RACE + st.cur_race] = 1.0
+        if st.defend_race >= 0:
+            g[_G_DEFEND_RACE + st.defend_race] = 1.0
+        if st.hold:
+            g[_G_HOLD] = st.hold * 0.25
+        if st.segment == 0:
+            g[_G_GHOUL] = 1.0
+        if st.picked:
+            g[_G_PICKED] = 1.0
+        if st.placed:
+            g[_G_PLACED] = 1.0
+        if st.dragon_used:
+            g[_G_DRAGON_USED] = 1.0
+        if st.fort_used:
+            g[_G_FORT_USED] = 1.0
+        if st.hero_pool:
+            g[_G_HERO_POOL] = st.hero_pool * 0.5
+        if st.encamp_pool:
+            g[_G_ENCAMP_POOL] = st.encamp_pool * 0.2
+        if st.nonempty:
+            g[_G_NONEMPTY] = st.nonempty * 0.1
+        if st.holes_placed:
+            g[_G_HOLES] = st.holes_placed * 0.5
+        if st.amazon_held:
+            g[_G_AMAZON] = st.amazon_held * 0.25
+        g[_G_RACES_DECK] = len(st.race_deck) / NUM_RACES
+        g[_G_POWERS_DECK] = (len(st.power_deck) + len(st.power_discard)) / NUM_POWERS
+        if g != self._g:
+            canon[_GLOB0:] = g
+            self._g = g
+
+    def _write_necro(self, st: State) -> None:
+        """Rewrite the necro block (one dense list, one slice write)."""
+        well = st.well
+        pu = st.race_power[GHOST]
+        island = st.island
+        in_play = island + sum(st.tok[r] for r in _bits(st.regions[GHOST]))
+        b = self._necro_list[:]
+        for i, x in zip(_NECRO_SCALARS, (
+                st.tray[GHOST] * _SC_GHOST, island * _SC_GHOST, well[GHOST] * _SC_GHOST,
+                (sum(well) - well[GHOST]) * _SC_HAND, st.souls * 0.25, in_play * _SC_GHOST,
+                (pu.bit_count() + in_play) * _SC_HAND, st.bought_ghosts * _SC_GHOST, st.bought_powers * 0.2,
+                st.ghosts_removed * 0.5, sum(1 for p in st.necro_reserve if p >= 0) * 0.2)):
+            b[i] = float(x)
+        for p in _bits(pu):
+            b[_N_POWERS + p] = 1.0
+        for p in st.necro_reserve:
+            if p >= 0:
+                b[_N_RESERVE + p] = 1.0
+        for p in st.necro_draw:
+            b[_N_DRAWN + p] = 1.0
+        self._canon[_NECRO0:_GLOB0] = b
+
+
+def state_vector(game: Game, st: State) -> np.ndarray:
+    """Convenience: ``Observer(game).state_vector(st)`` (builds an Observer; reuse one in loops)."""
+    return Observer(game).state_vector(st)
+
+
+__all__ = ["Observer", "OBS_SIZE", "OBS_HIGH", "OFFSETS", "MAX_SEATS", "REGION_STATIC_COLS", "REGION_COLS",
+           "SEAT_COLS", "COMBO_COLS", "offsets_table", "features_table", "state_vector"]

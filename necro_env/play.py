@@ -1,0 +1,160 @@
+"""Play one seat yourself in the terminal against chosen policies."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable, TextIO
+
+import numpy as np
+
+from .game import Game, GameConfig, Kind, decode
+from .game.board import TERRAIN_NAMES
+from .game.catalog import OCCUPANT_NAMES, POWERS, RACES
+from .game.errors import ConfigError
+
+HELP = ("Type the number in brackets (or the action's text, e.g. 'conquer 12'); "
+        "'b' shows the board again, 'q' quits.")
+
+
+def describe(game: Game, st, action: int) -> str:
+    """A human-readable name for an action in the current state."""
+    a = decode(action)
+    k, r = a.kind, a.arg
+    region_kinds = {Kind.ABANDON, Kind.CONQUER, Kind.FINAL, Kind.LIFT, Kind.PLACE, Kind.DRAGON,
+                    Kind.HERO, Kind.ENCAMP, Kind.FORTRESS, Kind.CONVERT}
+    text = str(a)
+    if k in region_kinds and r < game.num_regions:
+        if k == Kind.PLACE and r == game.board.lake:
+            return f"{text}  (the Island)"
+        who = st.occ[r]
+        owner = "empty" if who < 0 else f"{OCCUPANT_NAMES[who]} x{st.tok[r]}"
+        extra = ""
+        if k in (Kind.CONQUER, Kind.FINAL):
+            cost = game.conquest_cost(st, r)
+            extra = f", cost {cost}" + (f" (die needed: {cost - st.hand[st.cur_race]}+)" if k == Kind.FINAL else "")
+        return f"{text}  ({TERRAIN_NAMES[game.board.terrain[r]]}, {owner}{extra})"
+    if k == Kind.PICK and r < len(st.col_race):
+        race, power = st.col_race[r], st.col_power[r]
+        return (f"{text}  ({POWERS[power].name} {RACES[race].name}, pay {r}, "
+                f"collect {st.col_coins[r]})")
+    if k == Kind.NECRO_START and r < len(st.necro_draw):
+        return f"{text}  ({POWERS[st.necro_draw[r]].name})"
+    if k == Kind.BUY_POWER and r < len(st.necro_reserve) and st.necro_reserve[r] >= 0:
+        return f"{text}  ({POWERS[st.necro_reserve[r]].name}, price {game.purchase_price(st)})"
+    if k == Kind.BUY_GHOST:
+        return f"{text}  (price {game.purchase_price(st)})"
+    if k == Kind.DIPLOMAT:
+        return f"{text}  (seat {(st.decider + r) % game.num_seats})"
+    return text
+
+
+def agent_name(game: Game, seat: int) -> str:
+    return "necromancer_0" if seat == game.necro_seat else f"player_{seat}"
+
+
+def parse_choice(text: str, legal: list[int], game: Game, st) -> int | None:
+    """The action a typed line names: a list number, or the action text; None if neither."""
+    t = text.strip().lower()
+    if t.isdigit() and 0 <= int(t) < len(legal):
+        return legal[int(t)]
+    for a in legal:
+        if str(decode(a)) == t:
+            return a
+    return None
+
+
+def play_game(game: Game, seed: int, human: int, policies: dict[int, object],
+              input_fn: Callable[[str], str] = input, out: TextIO = sys.stdout) -> dict | None:
+    """Run one game; returns ``game.result`` or None if the human quit."""
+    from .agents.base import View
+    from .render import ansi as render_ansi
+
+    st = game.new_state(seed)
+    rng = np.random.default_rng(seed)
+    shown_round = -1
+    while not st.over:
+        seat = st.decider
+        if seat != human:
+            a = policies[seat].act(View(game, st, seat), rng)
+            print(f"  {agent_name(game, seat)}: {describe(game, st, a)}", file=out)
+            game.apply(st, a)
+            continue
+        if shown_round != (st.round, st.phase):
+            print(render_ansi(game, st), file=out)
+            shown_round = (st.round, st.phase)
+        legal = list(game.legal_actions(st))
+        print(f"\nYour move ({agent_name(game, human)}), round {st.round}:", file=out)
+        for i, a in enumerate(legal):
+            print(f"  [{i}] {describe(game, st, a)}", file=out)
+        while True:
+            try:
+                line = input_fn("> ")
+            except EOFError:
+                print("\nend of input: quitting", file=out)
+                return None
+            t = line.strip().lower()
+            if t in ("q", "quit", "exit"):
+                print("quitting", file=out)
+                return None
+            if t in ("b", "board"):
+                print(render_ansi(game, st), file=out)
+                continue
+            if t in ("?", "h", "help", ""):
+                print(HELP, file=out)
+                continue
+            choice = parse_choice(t, legal, game, st)
+            if choice is None:
+                print(f"'{line.strip()}' is not one of the {len(legal)} legal actions: type 0-{len(legal) - 1}. "
+                      + HELP, file=out)
+                continue
+            game.apply(st, choice)
+            break
+    res = game.result(st)
+    print(render_ansi(game, st), file=out)
+    names = ", ".join(agent_name(game, w) for w in res["winners"])
+    print(f"\nGame over. Winner(s): {names}. Coins: {res['coins']}", file=out)
+    if human in res["winners"]:
+        print("You won!", file=out)
+    return res
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--players", type=int, default=3, help="seats, the Necromancer included (default 3)")
+    p.add_argument("--seat", type=int, default=0, help="your seat (the Necromancer is the last seat)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--no-necromancer", action="store_true", help="base game without the Necromancer")
+    g.add_argument("--necromancer", action="store_true", help="the scenario (default for 3+ seats)")
+    p.add_argument("--opponents", default="greedy", help="policy of the other player seats (name or PATH)")
+    p.add_argument("--necromancer-policy", default="heuristic", help="policy of the Necromancer (name or PATH)")
+    p.add_argument("--seed", type=int, default=0)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .agents.registry import make_policy
+    necro = False if args.no_necromancer else (True if args.necromancer else None)
+    try:
+        game = Game(GameConfig(players=args.players, necromancer=necro))
+    except ConfigError as e:
+        print(f"necro-env play: error: {e}", file=sys.stderr)
+        return 2
+    if not 0 <= args.seat < game.num_seats:
+        print(f"necro-env play: error: --seat must be in 0..{game.num_seats - 1}, got {args.seat}", file=sys.stderr)
+        return 2
+    if args.seed < 0:
+        print(f"necro-env play: error: --seed must be >= 0, got {args.seed}", file=sys.stderr)
+        return 2
+    policies = {}
+    try:
+        for s in range(game.num_seats):
+            if s == args.seat:
+                continue
+            if s == game.necro_seat:
+                policies[s] = make_policy(args.necromancer_policy, "necromancer")
+            else:
+                policies[s] = make_policy(args.opponents, "player")
+    except (ValueError, FileNotFoundError) as e:
+        print(f"necro-env play: error: {e}", file=sys.stderr)
+        return 2
+    print(f"You are {agent_name(game, args.seat)} on the {game.board.key}-player board. {HELP}")
+    res = play_game(game, args.seed, args.seat, policies)
+    return 0 if res is not None else 1

@@ -1,0 +1,247 @@
+"""Replay a recorded game turn by turn (``necro-env replay FILE``).
+
+A game record is the JSON-ready dict of ``env.unwrapped.record()``:
+
+    {"format": "necro_env/record", "version": 1, "env_id": "necro_env/NecromancerIsland-v0",
+     "config": {GameConfig fields}, "options": {"reward", "hide_coins", "hide_necro_reserve"},
+     "seed": int, "agents": [...], "actions": [int, ...],
+     "illegal": null | {"agent", "action", "message"},   # the game was ended by an illegal action
+     "over": bool, "result": null | game.result(final state)}
+
+Only ``format``, ``version``, ``config``, ``seed`` and ``actions`` are required; the
+others are checked when present. Same config + seed + actions = the same game, bit
+for bit. ``replay(record)`` returns a **raw env** positioned after the last recorded
+action (``env.game_state`` is the final engine state; a record of an unfinished game
+can be played on from there), with the illegal-action ending re-applied if the record
+has one. Every problem raises ``StateError`` naming it: an unknown format or version,
+an unknown config key, an action that is not an int or is illegal at step k, actions
+after the end of the game, or a result that differs from the replay.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Iterator
+
+from .game import Game, GameConfig, Phase, State, decode
+from .game.actions import Kind
+from .game.board import TERRAIN_NAMES
+from .game.catalog import OCCUPANT_NAMES, POWERS, RACES
+from .game.errors import ConfigError, IllegalActionError, StateError
+
+RECORD_FORMAT = "necro_env/record"
+RECORD_VERSION = 1
+_RECORD_KEYS = {"format", "version", "env_id", "config", "options", "seed", "agents", "actions", "illegal",
+                "over", "result"}
+_REQUIRED = {"format", "version", "config", "seed", "actions"}
+
+
+def check_header(d: Any, fmt: str, version: int, what: str) -> None:
+    """``StateError`` unless ``d`` is a dict with the given format tag and version."""
+    if not isinstance(d, dict):
+        raise StateError(f"a {what} must be a JSON object (dict), got {type(d).__name__}")
+    if d.get("format") != fmt:
+        raise StateError(f"not a {what}: format is {d.get('format')!r}, expected {fmt!r}")
+    v = d.get("version")
+    if v != version or isinstance(v, bool):
+        raise StateError(f"unsupported {what} version {v!r} (this necro_env reads version {version})")
+
+
+def replay_engine(game: Game, seed: int, actions: Any, what: str = "record") -> State:
+    """Apply ``actions`` to ``game.new_state(seed)``; ``StateError`` naming the first bad step."""
+    if not isinstance(actions, list):
+        raise StateError(f"{what} actions must be a list of ints, got {type(actions).__name__}")
+    st = game.new_state(seed)
+    for k, a in enumerate(actions):
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise StateError(f"{what} action list: step {k} is {a!r}, not an int")
+        if st.over:
+            raise StateError(f"{what} action list: step {k} comes after the end of the game "
+                             f"({len(actions) - k} extra actions)")
+        try:
+            game.apply(st, a)
+        except IllegalActionError as e:
+            raise StateError(f"{what} action list: step {k} is illegal: {e}") from None
+    return st
+
+
+def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
+    """Check a record's shape; ``(config, env options, seed, actions)``; ``StateError`` if malformed."""
+    check_header(record, RECORD_FORMAT, RECORD_VERSION, "game record")
+    missing = sorted(_REQUIRED - set(record))
+    extra = sorted(set(record) - _RECORD_KEYS)
+    if missing or extra:
+        raise StateError(f"game record keys do not match: missing {missing}, unexpected {extra}")
+    try:
+        config = GameConfig.from_dict(record["config"])
+    except (ConfigError, TypeError) as e:
+        raise StateError(f"game record config: {e}") from None
+    options = record.get("options") or {}
+    if not isinstance(options, dict):
+        raise StateError(f"game record options must be an object, got {options!r}")
+    allowed = {"reward", "hide_coins", "hide_necro_reserve"}
+    if set(options) - allowed:
+        raise StateError(f"game record options: unknown keys {sorted(set(options) - allowed)}; "
+                         f"allowed: {sorted(allowed)}")
+    seed = record["seed"]
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise StateError(f"game record seed must be a non-negative int, got {seed!r}")
+    actions = record["actions"]
+    if not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
+        bad = next((k for k, a in enumerate(actions) if not isinstance(a, int) or isinstance(a, bool)), None) \
+            if isinstance(actions, list) else None
+        raise StateError("game record actions must be a list of ints"
+                         + (f" (step {bad} is {actions[bad]!r})" if bad is not None else ""))
+    return config, options, seed, actions
+
+
+def replay(record: dict):
+    """Replay a game record exactly; returns a raw env after the last action (see the module doc)."""
+    from .env import raw_env  # deferred: env imports this module
+
+    config, options, seed, actions = parse_record(record)
+    game_options = {k: v for k, v in config.to_dict().items() if k != "players"}
+    try:
+        env = raw_env(players=config.players, **options, **game_options)
+    except ConfigError as e:
+        raise StateError(f"game record options: {e}") from None
+    agents = record.get("agents")
+    if agents is not None and agents != env.possible_agents:
+        raise StateError(f"game record agents {agents!r} differ from {env.possible_agents}")
+    env.reset(seed=seed)
+    st = env.game_state
+    for k, a in enumerate(actions):
+        if st.over:
+            raise StateError(f"game record action list: step {k} comes after the end of the game "
+                             f"({len(actions) - k} extra actions)")
+        try:
+            env._play(env.agent_selection, a)
+        except IllegalActionError as e:
+            raise StateError(f"game record action list: step {k} is illegal: {e}") from None
+    illegal = record.get("illegal")
+    if illegal is not None:
+        if not isinstance(illegal, dict) or set(illegal) != {"agent", "action", "message"}:
+            raise StateError(f"game record 'illegal' must be null or an illegal-action note, got {illegal!r}")
+        a = illegal["action"]
+        if st.over or illegal["agent"] != env.agent_selection or not isinstance(a, int) \
+                or a in env.game.legal_actions(st):
+            raise StateError(f"game record 'illegal' note {illegal!r} does not fit the replayed game "
+                             f"(agent to act: {env.agent_selection}, over: {bool(st.over)})")
+        env.terminate_illegal(a, illegal["message"])
+    if "over" in record and record["over"] is not None and bool(record["over"]) != bool(st.over):
+        raise StateError(f"game record says over={record['over']!r} but the replay ends with over={bool(st.over)}")
+    result = record.get("result")
+    if result is not None:
+        got = env.game.result(st)
+        if result != got:
+            diff = sorted(k for k in set(result) | set(got) if result.get(k) != got.get(k))
+            raise StateError(f"game record result differs from the replay in {diff}")
+    return env
+
+
+# ---------------------------------------------------------------------------- describing actions
+def describe(game: Game, st: State, action: int) -> str:
+    """A readable name for ``action`` in ``st`` (before it is applied), e.g. ``pick 2 (Orcs + Commando)``."""
+    kind, arg = decode(action)
+    b = game.board
+    text = str(decode(action))
+    if kind == Kind.PICK and arg < len(st.col_race):
+        text += f" ({RACES[st.col_race[arg]].name} + {POWERS[st.col_power[arg]].name}, {st.col_coins[arg]} coins on it)"
+    elif kind in (Kind.ABANDON, Kind.CONQUER, Kind.FINAL, Kind.LIFT, Kind.PLACE, Kind.DRAGON, Kind.HERO,
+                  Kind.ENCAMP, Kind.FORTRESS, Kind.CONVERT) and arg < b.num_regions:
+        what = TERRAIN_NAMES[b.terrain[arg]]
+        if kind == Kind.PLACE and game.necromancer and arg == b.lake:
+            what = "the Island"
+        x = st.occ[arg]
+        if x >= 0:
+            what += f", {OCCUPANT_NAMES[x]} x{st.tok[arg]}"
+        if kind == Kind.CONQUER and st.phase == Phase.CONQUER:
+            what += f", cost {game.conquest_cost(st, arg)}"
+        text += f" ({what})"
+    elif kind == Kind.DIPLOMAT:
+        text += f" (peace with seat {(st.decider + arg) % game.num_seats})"
+    elif kind == Kind.NECRO_START and arg < len(st.necro_draw):
+        text += f" ({POWERS[st.necro_draw[arg]].name})"
+    elif kind == Kind.BUY_POWER and arg < len(st.necro_reserve) and st.necro_reserve[arg] >= 0:
+        text += f" ({POWERS[st.necro_reserve[arg]].name}, price {game.purchase_price(st)})"
+    elif kind == Kind.BUY_GHOST:
+        text += f" (price {game.purchase_price(st)})"
+    return text
+
+
+def iter_replay(record: dict) -> Iterator[tuple[int, int, int, str, tuple[int, int], Game, State]]:
+    """Yield ``(step, seat, action, description, (round, turn seat) before it, game, state after it)``."""
+    config, _options, seed, actions = parse_record(record)
+    game = Game(config)
+    st = game.new_state(seed)
+    for k, a in enumerate(actions):
+        if st.over:
+            raise StateError(f"game record action list: step {k} comes after the end of the game")
+        seat = st.decider
+        before = (st.round, st.turn_seat)
+        try:
+            text = describe(game, st, a)
+            game.apply(st, a)
+        except (IllegalActionError, ValueError) as e:
+            raise StateError(f"game record action list: step {k} is illegal: {e}") from None
+        yield k, seat, a, text, before, game, st
+
+
+# ---------------------------------------------------------------------------- the CLI subcommand
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a game record (JSON from env.unwrapped.record()); - for stdin")
+    parser.add_argument("--json", action="store_true", help="end with a one-line JSON summary")
+    parser.add_argument("--quiet", action="store_true", help="print only the per-turn summaries")
+
+
+def load_record(path: str) -> dict:
+    """Read a record file (``-`` = stdin); ``StateError`` if it is not JSON."""
+    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise StateError(f"{path}: not a JSON game record ({e})") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    record = load_record(args.file)
+    config, _options, seed, _actions = parse_record(record)
+    from .env import agent_names
+
+    names = agent_names(config)
+    out = sys.stdout
+    scenario = "Necromancer Island" if config.necromancer else "base game"
+    print(f"# {scenario}, {config.players} seats ({', '.join(names)}), seed {seed}, "
+          f"{len(record['actions'])} actions", file=out)
+    game = st = None
+    for k, seat, a, text, before, game, st in iter_replay(record):
+        if not args.quiet:
+            print(f"{k:5d}  round {before[0]:<2} {names[seat]:<14} {text}", file=out)
+        if st.over or (st.round, st.turn_seat) != before:
+            print(f"       -- round {before[0]}, end of {names[before[1]]}'s turn; coins: "
+                  + ", ".join(f"{n} {c}" for n, c in zip(names, st.coins)), file=out)
+    if game is None:
+        game = Game(config)
+        st = game.new_state(seed)
+    res = game.result(st)
+    if res["over"]:
+        winners = [names[s] for s in res["winners"]]
+        print(f"# game over after {res['rounds_played']} rounds: winner(s) {', '.join(winners)}", file=out)
+    else:
+        print(f"# the record stops before the end (round {st.round}, {names[st.decider]} to act)", file=out)
+    if record.get("illegal"):
+        print(f"# ended by an illegal action: {record['illegal']}", file=out)
+    if args.json:
+        summary = {
+            "seed": seed, "players": config.players, "necromancer": config.necromancer,
+            "decisions": len(record["actions"]), "over": res["over"], "rounds_played": res["rounds_played"],
+            "winners": [names[s] for s in res["winners"]], "necromancer_won": res["necromancer_won"],
+            "coins": dict(zip(names, res["coins"])), "ghost_curve": res["ghost_curve"],
+        }
+        print(json.dumps(summary, sort_keys=True), file=out)
+    return 0
+
+
+__all__ = ["replay", "parse_record", "replay_engine", "iter_replay", "describe", "check_header",
+           "add_arguments", "run", "load_record", "RECORD_FORMAT", "RECORD_VERSION"]

@@ -1,0 +1,278 @@
+"""A single-seat Gymnasium view of necro_env, for single-agent learners (SB3 MaskablePPO).
+
+``SingleSeatEnv`` puts one learner in one seat (the Necromancer, or a player seat)
+and plays every other seat with given policies (baselines by name, saved models by
+path, or any object with ``act(view, rng)``). Observations, masks and rewards are
+the learner's only:
+
+* ``observation``: the learner's seat-relative vector (``necro_env.observe``).
+* ``action_masks()``: the learner's legal actions (sb3-contrib's MaskablePPO calls it).
+* reward: "win" (+1 if the learner is among the winners at the end, else -1; the
+  Necromancer +1 iff he wins), "rank" (final standing scaled to [-1, 1]) or "coins"
+  (coins gained since the learner's previous decision / 10, dense).
+* ``shaping`` (default 0): adds potential-based shaping ``shaping * (phi(s') - phi(s))``
+  between the learner's decisions, with ``phi = 0`` at the end of the game, so the
+  shaped return differs from the plain one by a constant and the best policy is
+  unchanged (Ng et al. 1999). phi is the Necromancer's progress toward his victory
+  (Ghosts in play + a quarter per token in the Well, over the Ghosts he can field)
+  or a player's coins / 100.
+
+An illegal learner action (only possible without masking, e.g. SB3's ``check_env``)
+ends the episode with reward -1 (``illegal="terminate"``, the PettingZoo classic
+convention) or raises ``IllegalActionError`` (``illegal="raise"``).
+
+Player learners rotate over the player seats from episode to episode
+(``learner_seat="rotate"``) so no seat position biases what is learned.
+
+Every episode's seed comes from the env's own generator (seeded by ``reset(seed=...)``),
+and ``get_state()``/``set_state()`` capture everything (engine state, opponents'
+generators, counters) so a training run can be checkpointed and resumed exactly.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Sequence
+
+import gymnasium as gym
+import numpy as np
+
+from .game import NUM_ACTIONS, Game, GameConfig, State
+from .game.errors import IllegalActionError, StateError
+
+REWARDS = ("win", "rank", "coins")
+
+
+def _resolve_policy(spec: Any, role: str):
+    if hasattr(spec, "act"):
+        return spec
+    from .agents.registry import make_policy
+    return make_policy(str(spec), role)
+
+
+class SingleSeatEnv(gym.Env):
+    """One learner seat; the other seats are played by fixed or sampled policies."""
+
+    metadata = {"render_modes": ["ansi"], "name": "necro_env_single_seat_v0"}
+
+    def __init__(
+        self,
+        players: int = 3,
+        learner: str = "necromancer",
+        opponents: Any = "random",
+        necromancer_opponent: Any = "heuristic",
+        reward: str = "win",
+        learner_seat: int | str = "rotate",
+        illegal: str = "terminate",
+        opponent_sampler: Callable[[np.random.Generator, int], Any] | None = None,
+        render_mode: str | None = None,
+        shaping: float = 0.0,
+        **game_options: Any,
+    ) -> None:
+        if reward not in REWARDS:
+            raise ValueError(f"unknown reward scheme {reward!r}; allowed: {', '.join(REWARDS)}")
+        if learner not in ("necromancer", "player"):
+            raise ValueError(f"learner must be 'necromancer' or 'player', got {learner!r}")
+        if illegal not in ("terminate", "raise"):
+            raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
+        self.config = GameConfig(players=players, **game_options)
+        if learner == "necromancer" and not self.config.necromancer:
+            raise ValueError("learner='necromancer' needs a Necromancer game (3-6 seats, necromancer=True)")
+        self.game = Game(self.config)
+        self.learner = learner
+        self.reward_scheme = reward
+        self.illegal = illegal
+        self.render_mode = render_mode
+        if not (isinstance(shaping, (int, float)) and shaping >= 0):
+            raise ValueError(f"shaping must be a number >= 0, got {shaping!r}")
+        self.shaping = float(shaping)
+        self._phi = 0.0
+        self.player_seats = [s for s in range(self.game.num_seats) if s != self.game.necro_seat]
+        if learner_seat != "rotate" and learner == "player":
+            if learner_seat not in self.player_seats:
+                raise ValueError(f"learner_seat must be one of {self.player_seats} or 'rotate', got {learner_seat!r}")
+        self.learner_seat_spec = learner_seat
+        self.opponent_spec = opponents
+        self.necro_spec = necromancer_opponent
+        self.opponent_sampler = opponent_sampler
+        self._player_policy = _resolve_policy(opponents, "player")
+        self._necro_policy = (_resolve_policy(necromancer_opponent, "necromancer")
+                              if self.config.necromancer and learner == "player" else None)
+        from .observe import OBS_SIZE, Observer
+        self.observer = Observer(self.game)
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
+        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
+        self._gen = np.random.default_rng(0)
+        self._episode = 0
+        self.state: State | None = None
+        self.seat = self.game.necro_seat if learner == "necromancer" else self.player_seats[0]
+        self._policies: list[Any] = []
+        self._opp_rng = np.random.default_rng(0)
+        self._last_coins = 0
+        self._episode_seed = 0
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._gen = np.random.default_rng(seed)
+            self._episode = 0
+        self._episode_seed = int(self._gen.integers(0, 2**63 - 1))
+        self._opp_rng = np.random.default_rng(self._episode_seed)
+        if self.learner == "necromancer":
+            self.seat = self.game.necro_seat
+        elif self.learner_seat_spec == "rotate":
+            self.seat = self.player_seats[self._episode % len(self.player_seats)]
+        else:
+            self.seat = int(self.learner_seat_spec)
+        self._episode += 1
+        self._policies = self._assign_policies()
+        self.state = self.game.new_state(self._episode_seed % (2**63))
+        self._last_coins = self.state.coins[self.seat]
+        self._advance()
+        self._phi = self._potential()
+        return self._obs(), self._info()
+
+    def step(self, action):
+        st = self.state
+        if st is None or st.over:
+            raise StateError("step() called on a finished episode; call reset()")
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"action must be an int, got {action!r}") from None
+        if not self.game.is_legal(st, a):
+            if self.illegal == "raise":
+                self.game.apply(st, a)  # raises a precise IllegalActionError
+            return self._obs(), -1.0, True, False, {**self._info(), "illegal_action": a}
+        self.game.apply(st, a)
+        self._advance()
+        reward = self._reward()
+        if self.shaping:
+            phi = self._potential()
+            reward += self.shaping * (phi - self._phi)
+            self._phi = phi
+        terminated = bool(st.over)
+        info = self._info()
+        if terminated:
+            info["result"] = self.game.result(st)
+        return self._obs(), reward, terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (MaskablePPO's hook)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        st = self.state
+        if st is not None and not st.over:
+            mask[self.game.legal_actions(st)] = True
+        return mask
+
+    def render(self):
+        if self.state is None:
+            return ""
+        from .render import ansi as render_ansi
+        return render_ansi(self.game, self.state)
+
+    # ------------------------------------------------------------------ internals
+    def _assign_policies(self) -> list[Any]:
+        pols: list[Any] = [None] * self.game.num_seats
+        for s in range(self.game.num_seats):
+            if s == self.seat:
+                continue
+            if s == self.game.necro_seat:
+                pols[s] = self._necro_policy
+            elif self.opponent_sampler is not None:
+                pols[s] = self.opponent_sampler(self._opp_rng, s)
+            else:
+                pols[s] = self._player_policy
+        return pols
+
+    def _advance(self) -> None:
+        """Let the other seats play until the learner must decide or the game ends."""
+        from .agents.base import View
+        g, st = self.game, self.state
+        while not st.over and st.decider != self.seat:
+            seat = st.decider
+            a = self._policies[seat].act(View(g, st, seat), self._opp_rng)
+            g.apply(st, a)
+
+    def _obs(self) -> np.ndarray:
+        return self.observer.observe(self.state, self.seat)
+
+    def _info(self) -> dict:
+        return {"seat": self.seat, "episode_seed": self._episode_seed}
+
+    def _potential(self) -> float:
+        st = self.state
+        if st.over:
+            return 0.0
+        if self.seat == self.game.necro_seat:
+            fieldable = 14 - st.ghosts_removed
+            return (self.game.ghosts_in_play(st) + (sum(st.well) + st.souls) / 4.0) / fieldable
+        return st.coins[self.seat] / 100.0
+
+    def _reward(self) -> float:
+        st = self.state
+        if self.reward_scheme == "coins":
+            gain = st.coins[self.seat] - self._last_coins
+            self._last_coins = st.coins[self.seat]
+            return gain / 10.0
+        if not st.over:
+            return 0.0
+        if self.reward_scheme == "win":
+            return 1.0 if self.seat in st.winners else -1.0
+        # rank: the Necromancer is +1 iff he wins; players by coins among the players.
+        if self.seat == self.game.necro_seat:
+            return 1.0 if st.necro_won else -1.0
+        seats = self.player_seats
+        if st.necro_won:
+            return -1.0
+        better = sum(1 for s in seats if st.coins[s] > st.coins[self.seat])
+        return 1.0 - 2.0 * better / max(1, len(seats) - 1)
+
+    # ------------------------------------------------------------------ checkpointing
+    def get_state(self) -> dict:
+        """Everything needed to continue this env exactly (JSON-compatible)."""
+        return {
+            "state": None if self.state is None else self.state.to_dict(),
+            "gen": self._gen.bit_generator.state,
+            "opp_rng": self._opp_rng.bit_generator.state,
+            "episode": self._episode,
+            "episode_seed": self._episode_seed,
+            "seat": self.seat,
+            "last_coins": self._last_coins,
+            "phi": self._phi,
+            "policies": [None if p is None else getattr(p, "name", type(p).__name__) for p in self._policies],
+        }
+
+    def set_state(self, data: dict) -> None:
+        """Inverse of ``get_state`` (policies are re-assigned from this env's specs)."""
+        try:
+            self._gen.bit_generator.state = data["gen"]
+            self._opp_rng = np.random.default_rng(0)
+            self._opp_rng.bit_generator.state = data["opp_rng"]
+            self._episode = int(data["episode"])
+            self._episode_seed = int(data["episode_seed"])
+            self.seat = int(data["seat"])
+            self._last_coins = int(data["last_coins"])
+            self._phi = float(data["phi"])
+            names = data["policies"]
+        except (KeyError, TypeError, ValueError) as e:
+            raise StateError(f"corrupt single-seat env state: {e}") from None
+        self.state = None if data["state"] is None else State.from_dict(data["state"])
+        if self.state is not None:
+            self.game.validate_state(self.state)
+        self._policies = self._restore_policies(names)
+
+    def _restore_policies(self, names: Sequence[str | None]) -> list[Any]:
+        if self.opponent_sampler is None:
+            gen_state = self._opp_rng.bit_generator.state
+            pols = self._assign_policies()
+            self._opp_rng.bit_generator.state = gen_state
+            return pols
+        restore = getattr(self.opponent_sampler, "restore", None)
+        if restore is None:
+            raise StateError("this opponent sampler cannot restore policies by name")
+        return [None if n is None else (self._necro_policy if s == self.game.necro_seat else restore(n))
+                for s, n in enumerate(names)]
+
+    def state_json(self) -> str:
+        return json.dumps(self.get_state())
