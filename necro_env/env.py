@@ -17,8 +17,8 @@ turn-based multi-agent environment. ``necro_env.env(...)`` gives the wrapped env
 |--------------------|------------------------------------------------------------------|
 | Actions            | Discrete(509), the same for every agent and board                 |
 | Agents             | ``player_0`` ... ``player_{n-2}``, ``necromancer_0`` (base game: ``player_0`` ... ``player_{n-1}``) |
-| Observation        | Dict(observation=Box(0, high, (2328,), float32), action_mask=Box(0, 1, (509,), int8)) |
-| State              | Box(0, high, (2328,), float32): the full view (``Observer.state_vector``) |
+| Observation        | Dict(observation=Box(0, high, (2508,), float32), action_mask=Box(0, 1, (509,), int8)) |
+| State              | Box(0, high, (2508,), float32): the full view (``Observer.state_vector``) |
 | Rewards            | ``win`` (default), ``rank`` or ``coins``                          |
 
 ## Arguments
@@ -93,8 +93,8 @@ and every feature's offset are in ``necro_env.observe`` (``OFFSETS``):
 | region        |   720 |    816 | 48 x 17: owner (relative seat, Lost Tribe, Ghost), active/declined, tokens, lair, fortress, encampments, hole, hero, dragon |
 | seat          |  1536 |    402 | 6 x 67: coins, active race and powers, declined races, hand, tray, regions, pact, ... |
 | combo         |  1938 |    222 | 6 x 37: race, power, coins on it, tokens |
-| necro         |  2160 |     74 | reserve, Island, Well, souls, price, powers in use, reserve powers (hidden from players) |
-| glob          |  2234 |     94 | round, phase, whose turn, the pending decision (Berserk roll, hand, hold, ...) |
+| necro         |  2160 |    254 | reserve, Island, Well, souls, price, powers in use, reserve and drawn powers per slot (hidden from players) |
+| glob          |  2414 |     94 | round, phase, whose turn, the pending decision (Berserk roll, hand, hold, ...) |
 
 ``action_mask``: int8, 1 for the legal actions of the observed agent (all zeros
 for an agent that is not deciding now). Each call returns fresh arrays.

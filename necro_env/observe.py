@@ -29,9 +29,9 @@ flat feature; ``REGION_STATIC_COLS`` etc. give ``(column, width)`` inside a row.
     region             720     816    48 x 17
     seat              1536     402    6 x 67
     combo             1938     222    6 x 37
-    necro             2160      74    flat
-    glob              2234      94    flat
-    OBS_SIZE = 2328
+    necro             2160     254    flat
+    glob              2414      94    flat
+    OBS_SIZE = 2508
 
     region_static columns: exists 0, terrain one-hot 1-7 (farmland forest hill swamp
         mountain sea lake; the mountain's +1 defence is terrain 5th column), mine 8,
@@ -51,7 +51,8 @@ flat feature; ``REGION_STATIC_COLS`` etc. give ``(column, width)`` inside a row.
     necro (flat, by name in OFFSETS): scenario, viewer_is_necromancer, reserve,
         island, well_ghosts, well_others, souls, ghosts_in_play, price, bought_ghosts,
         bought_powers, reserve_powers_left, ghosts_removed, powers_in_use (20),
-        reserve_powers (20, hidden), drawn_powers (20, hidden), reserve_visible
+        reserve_powers (5 slots x 20 one-hot, hidden), drawn_powers (6 slots x 20
+        one-hot, hidden), reserve_visible
     glob (flat): round_frac, last_round, game_turns, seats_onehot (5: 2..6 seats),
         board_onehot (4: boards 2..5), phase_onehot (9, ``Phase``), own_turn,
         viewer_decides, defending, turn_seat_rel (6), decider_rel (6),
@@ -70,25 +71,25 @@ Flat features (name, start, length):
     necro.price                  2168  1   necro.bought_ghosts          2169  1
     necro.bought_powers          2170  1   necro.reserve_powers_left    2171  1
     necro.ghosts_removed         2172  1   necro.powers_in_use          2173 20
-    necro.reserve_powers         2193 20   necro.drawn_powers           2213 20
-    necro.reserve_visible        2233  1
-    glob.round_frac              2234  1   glob.last_round              2235  1
-    glob.game_turns              2236  1   glob.seats_onehot            2237  5
-    glob.board_onehot            2242  4   glob.phase_onehot            2246  9
-    glob.own_turn                2255  1   glob.viewer_decides          2256  1
-    glob.defending               2257  1   glob.turn_seat_rel           2258  6
-    glob.decider_rel             2264  6   glob.berserk_pending         2270  1
-    glob.berserk_roll            2271  4   glob.last_die                2275  1
-    glob.die_rolled              2276  1   glob.acting_hand             2277  1
-    glob.hold                    2278  1   glob.ghoul_segment           2279  1
-    glob.started                 2280  3   glob.picked                  2283  1
-    glob.placed                  2284  1   glob.dragon_used             2285  1
-    glob.fort_used               2286  1   glob.hero_pool               2287  1
-    glob.encamp_pool             2288  1   glob.nonempty                2289  1
-    glob.holes_placed            2290  1   glob.cur_race                2291 16
-    glob.defend_race             2307 16   glob.amazon_held             2323  1
-    glob.races_in_deck           2324  1   glob.powers_in_deck          2325  1
-    glob.over                    2326  1   glob.victory_anytime         2327  1
+    necro.reserve_powers         2193 100   necro.drawn_powers           2293 120
+    necro.reserve_visible        2413  1
+    glob.round_frac              2414  1   glob.last_round              2415  1
+    glob.game_turns              2416  1   glob.seats_onehot            2417  5
+    glob.board_onehot            2422  4   glob.phase_onehot            2426  9
+    glob.own_turn                2435  1   glob.viewer_decides          2436  1
+    glob.defending               2437  1   glob.turn_seat_rel           2438  6
+    glob.decider_rel             2444  6   glob.berserk_pending         2450  1
+    glob.berserk_roll            2451  4   glob.last_die                2455  1
+    glob.die_rolled              2456  1   glob.acting_hand             2457  1
+    glob.hold                    2458  1   glob.ghoul_segment           2459  1
+    glob.started                 2460  3   glob.picked                  2463  1
+    glob.placed                  2464  1   glob.dragon_used             2465  1
+    glob.fort_used               2466  1   glob.hero_pool               2467  1
+    glob.encamp_pool             2468  1   glob.nonempty                2469  1
+    glob.holes_placed            2470  1   glob.cur_race                2471 16
+    glob.defend_race             2487 16   glob.amazon_held             2503  1
+    glob.races_in_deck           2504  1   glob.powers_in_deck          2505  1
+    glob.over                    2506  1   glob.victory_anytime         2507  1
 
 "own_turn" = it is the viewer's turn; "viewer_decides" = the viewer must decide now;
 "defending" = the viewer decides outside its turn (a defender placing survivors, or
@@ -138,12 +139,16 @@ COMBO_COLS = {"present": (0, 1), "race": (1, NUM_RACES), "power": (15, NUM_POWER
 COMBO_W = 37
 COLUMN_SLOTS = 6
 
+# One power one-hot per reserve slot / drawn slot, so BUY_POWER k and NECRO_START k can be
+# told apart by a policy (a plain multi-hot would hide which slot holds which power).
+RESERVE_SLOTS = 5
+DRAW_SLOTS = 6
 _NECRO_FEATURES = (
     ("scenario", 1), ("viewer_is_necromancer", 1), ("reserve", 1), ("island", 1), ("well_ghosts", 1),
     ("well_others", 1), ("souls", 1), ("ghosts_in_play", 1), ("price", 1), ("bought_ghosts", 1),
     ("bought_powers", 1), ("reserve_powers_left", 1), ("ghosts_removed", 1),
-    ("powers_in_use", NUM_POWERS), ("reserve_powers", NUM_POWERS), ("drawn_powers", NUM_POWERS),
-    ("reserve_visible", 1),
+    ("powers_in_use", NUM_POWERS), ("reserve_powers", RESERVE_SLOTS * NUM_POWERS),
+    ("drawn_powers", DRAW_SLOTS * NUM_POWERS), ("reserve_visible", 1),
 )
 _GLOB_FEATURES = (
     ("round_frac", 1), ("last_round", 1), ("game_turns", 1), ("seats_onehot", 5), ("board_onehot", 4),
@@ -688,11 +693,11 @@ class Observer:
             b[i] = float(x)
         for p in _bits(pu):
             b[_N_POWERS + p] = 1.0
-        for p in st.necro_reserve:
+        for k, p in enumerate(st.necro_reserve):
             if p >= 0:
-                b[_N_RESERVE + p] = 1.0
-        for p in st.necro_draw:
-            b[_N_DRAWN + p] = 1.0
+                b[_N_RESERVE + k * NUM_POWERS + p] = 1.0
+        for k, p in enumerate(st.necro_draw):
+            b[_N_DRAWN + k * NUM_POWERS + p] = 1.0
         self._canon[_NECRO0:_GLOB0] = b
 
 

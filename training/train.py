@@ -38,6 +38,7 @@ import torch
 import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from necro_env.wrappers import SingleSeatEnv
@@ -54,11 +55,11 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path):
         if cfg.selfplay is not None:
             sampler = SnapshotSampler(run_dir / "snapshots", cfg.opponents, cfg.selfplay.p_snapshot,
                                       cfg.selfplay.pool_size)
-        return SingleSeatEnv(
+        return Monitor(SingleSeatEnv(
             players=cfg.players, learner=cfg.learner, opponents=cfg.opponents,
             necromancer_opponent=cfg.necromancer_opponent, reward=cfg.reward,
             opponent_sampler=sampler, shaping=cfg.shaping, necromancer=cfg.necromancer, **cfg.game_options,
-        )
+        ))  # Monitor logs episode returns/lengths (rollout/ep_rew_mean in TensorBoard)
 
     return _init
 
