@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # resolving torch to a multi-gigabyte CUDA build when the train extra is installed.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: install test demo bench clean
+.PHONY: install test demo bench bench-env simulate clean
 
 install: $(STAMP)
 
@@ -23,11 +23,17 @@ $(STAMP): pyproject.toml | $(VPY)
 test: $(STAMP)
 	$(VPY) -m pytest -q -n 2 tests
 
+# The main job: train a small Necromancer policy on CPU, then evaluate it against the
+# random (and the heuristic) Necromancer on the same seeded games (training/demo.py).
 demo: $(STAMP)
-	$(VENV)/bin/necro-env simulate --players 4 --no-necromancer --games 200 --seed 0
+	$(VPY) training/demo.py --config configs/necromancer_quick.yaml
 
 bench: $(STAMP)
 	$(VPY) benchmarks/engine_speed.py
+	$(VPY) benchmarks/env_speed.py
+
+simulate: $(STAMP)
+	$(VENV)/bin/necro-env simulate --players 4 --games 200 --seed 0
 
 clean:
 	rm -rf build *.egg-info .pytest_cache

@@ -10,12 +10,13 @@ the learner's only:
 * reward: "win" (+1 if the learner is among the winners at the end, else -1; the
   Necromancer +1 iff he wins), "rank" (final standing scaled to [-1, 1]) or "coins"
   (coins gained since the learner's previous decision / 10, dense).
-* ``shaping`` (default 0): adds potential-based shaping ``shaping * (phi(s') - phi(s))``
-  between the learner's decisions, with ``phi = 0`` at the end of the game, so the
-  shaped return differs from the plain one by a constant and the best policy is
-  unchanged (Ng et al. 1999). phi is the Necromancer's progress toward his victory
-  (Ghosts in play + a quarter per token in the Well, over the Ghosts he can field)
-  or a player's coins / 100.
+* ``shaping`` (default 0): a dense progress reward ``shaping * (phi(s') - phi(s))``
+  between the learner's decisions, so a game's shaping terms add up to
+  ``shaping * (phi(end) - phi(start))``. phi is the Necromancer's progress toward his
+  victory (Ghosts in play + a quarter per token in the Well, over the Ghosts he can
+  field) or a player's coins / 100. It is aligned with the goal (all Ghosts in play /
+  most coins) but is not potential-based with phi(end) = 0: that variant cancels
+  out when gamma is close to 1 and did not speed up learning here.
 
 An illegal learner action (only possible without masking, e.g. SB3's ``check_env``)
 ends the episode with reward -1 (``illegal="terminate"``, the PettingZoo classic
@@ -202,8 +203,6 @@ class SingleSeatEnv(gym.Env):
 
     def _potential(self) -> float:
         st = self.state
-        if st.over:
-            return 0.0
         if self.seat == self.game.necro_seat:
             fieldable = 14 - st.ghosts_removed
             return (self.game.ghosts_in_play(st) + (sum(st.well) + st.souls) / 4.0) / fieldable

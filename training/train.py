@@ -184,6 +184,7 @@ def latest_checkpoint(ckpt_dir: Path) -> Path | None:
 def restore_checkpoint(base: Path, env, cfg: TrainConfig, tb_dir: Path) -> MaskablePPO:
     model = MaskablePPO.load(str(base) + ".zip", env=env, device="cpu", tensorboard_log=str(tb_dir))
     extra = json.loads(Path(str(base) + ".json").read_text())
+    env.reset()  # wrappers such as Monitor insist on a reset before the first step
     for i, s in enumerate(extra["env_states"]):
         env.env_method("set_state", s, indices=[i])
     model._last_obs = np.asarray(extra["last_obs"], dtype=np.float32)

@@ -1,0 +1,223 @@
+"""Training (issue 7): the single-seat view, typed configs, a tiny train.py run, exact resume,
+and a saved policy loaded wherever a policy name is accepted."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from stable_baselines3.common.env_checker import check_env  # noqa: E402
+
+from necro_env.game.errors import IllegalActionError, StateError  # noqa: E402
+from necro_env.wrappers import SingleSeatEnv  # noqa: E402
+from training.config import TrainConfig, TrainConfigError, config_from_dict, load_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tiny(tmp_path: Path, **over) -> TrainConfig:
+    base = dict(name="tiny", players=3, learner="necromancer", opponents="random", total_steps=256,
+                n_envs=2, n_steps=64, batch_size=64, n_epochs=2, net_arch=(32, 32), checkpoint_every=128,
+                seed=3, out_dir=str(tmp_path), shaping=1.0)
+    base.update(over)
+    return TrainConfig(**base)
+
+
+# ---------------------------------------------------------------- the single-seat view
+@pytest.mark.parametrize("kwargs", [
+    dict(players=3, learner="necromancer", opponents="random"),
+    dict(players=4, learner="player", opponents="greedy", necromancer_opponent="heuristic"),
+    dict(players=3, learner="player", opponents="random", necromancer=False),
+])
+def test_single_seat_view_passes_sb3_check_env(kwargs):
+    env = SingleSeatEnv(**kwargs)
+    check_env(env)  # SB3's own checker (it also steps random, possibly illegal, actions)
+
+
+def test_single_seat_view_plays_only_the_learner_seat():
+    """Every observation the learner gets is for a decision of its own seat; rewards are its own."""
+    env = SingleSeatEnv(players=4, learner="player", opponents="random", necromancer_opponent="random")
+    env.reset(seed=5)
+    seats = set()
+    for _ in range(3):
+        obs, info = env.reset()
+        seats.add(info["seat"])
+        done = False
+        while not done:
+            assert env.state.decider == info["seat"]
+            mask = env.action_masks()
+            assert mask.any() and mask.dtype == bool
+            obs, reward, done, _, info2 = env.step(int(np.flatnonzero(mask)[0]))
+        res = info2["result"]
+        assert reward == (1.0 if info["seat"] in res["winners"] else -1.0)
+    assert seats == {0, 1, 2}  # the learner's seat rotates over the player seats
+
+
+def test_illegal_action_terminates_or_raises():
+    env = SingleSeatEnv(players=3)
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    _, reward, done, _, info = env.step(illegal)
+    assert done and reward == -1.0 and info["illegal_action"] == illegal
+    strict = SingleSeatEnv(players=3, illegal="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        strict.step(illegal)
+
+
+def test_single_seat_state_round_trip_continues_identically():
+    env = SingleSeatEnv(players=5, opponents="greedy")
+    env.reset(seed=11)
+    for _ in range(30):
+        if env.step(int(np.flatnonzero(env.action_masks())[-1]))[2]:
+            env.reset()
+    saved = json.loads(json.dumps(env.get_state()))
+    copy = SingleSeatEnv(players=5, opponents="greedy")
+    copy.set_state(saved)
+    for _ in range(200):
+        a = int(np.flatnonzero(env.action_masks())[0])
+        o1, r1, d1, _, _ = env.step(a)
+        o2, r2, d2, _, _ = copy.step(a)
+        assert np.array_equal(o1, o2) and r1 == r2 and d1 == d2
+        if d1:
+            env.reset()
+            copy.reset()
+    saved["state"]["tok"][0] += 3
+    with pytest.raises(StateError):
+        copy.set_state(saved)
+
+
+def test_shaping_adds_up_to_the_progress_made():
+    """With shaping, the shaping terms of a game add up to phi(end) - phi(start)."""
+    plain = SingleSeatEnv(players=3, opponents="random")
+    shaped = SingleSeatEnv(players=3, opponents="random", shaping=1.0)
+    plain.reset(seed=2)
+    shaped.reset(seed=2)
+    phi0 = shaped._potential()
+    total_plain = total_shaped = 0.0
+    done = False
+    while not done:
+        a = int(np.flatnonzero(plain.action_masks())[0])
+        _, r1, done, _, _ = plain.step(a)
+        _, r2, _, _, _ = shaped.step(a)
+        total_plain += r1
+        total_shaped += r2
+    assert total_shaped - total_plain == pytest.approx(shaped._potential() - phi0)
+    assert shaped._potential() > 0
+
+
+# ---------------------------------------------------------------- configs
+def test_shipped_configs_load():
+    names = {p.stem for p in (ROOT / "configs").glob("*.yaml")}
+    assert {"necromancer_quick", "necromancer_3p", "necromancer_6p", "player_selfplay_4p"} <= names
+    for p in (ROOT / "configs").glob("*.yaml"):
+        if p.stem.startswith("league"):
+            continue
+        cfg = load_config(p)
+        assert cfg.name == p.stem
+    assert load_config(ROOT / "configs/player_selfplay_4p.yaml").selfplay is not None
+
+
+@pytest.mark.parametrize("data,msg", [
+    ({"name": "x", "playrs": 3}, "unknown key"),
+    ({"name": "x", "players": 7}, "players must be 3-6"),
+    ({"name": "x", "learner": "ghost"}, "learner must be"),
+    ({"name": "x", "reward": "money"}, "reward must be"),
+    ({"name": "x", "selfplay": {"pool": 3}}, "unknown key"),
+    ({"players": 3}, "'name' is required"),
+    ({"name": "x", "n_envs": 0}, "n_envs must be"),
+])
+def test_bad_configs_are_named(data, msg):
+    with pytest.raises(TrainConfigError, match=msg):
+        config_from_dict(data)
+
+
+def test_train_cli_reports_bad_config_with_exit_2(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\nplayers: 3\nlearning_rat: 0.1\n")
+    proc = subprocess.run([sys.executable, str(ROOT / "training/train.py"), "--config", str(bad)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2
+    assert "learning_rat" in proc.stderr
+
+
+# ---------------------------------------------------------------- train.py
+def _params(path: Path) -> dict:
+    from sb3_contrib import MaskablePPO
+    model = MaskablePPO.load(str(path), device="cpu")
+    return {k: v.clone() for k, v in model.policy.state_dict().items()}
+
+
+def test_tiny_training_run_then_evaluate_the_saved_policy(tmp_path):
+    """A few hundred steps train, write TensorBoard logs and final.zip, and the saved model
+    plays through `necro-env evaluate --necromancer PATH` (the policy registry's loader)."""
+    from training.train import train
+    cfg = tiny(tmp_path, eval_every=128, eval_games=4)
+    run = train(cfg, progress=False)
+    assert (run / "final.zip").is_file()
+    assert any((run / "tb").rglob("events.*"))
+    rows = (run / "eval.csv").read_text().splitlines()
+    assert rows[0].startswith("steps,wins,games") and len(rows) >= 2
+    from necro_env.cli import main
+    out = subprocess.run([sys.executable, "-m", "necro_env.cli", "evaluate", "--players", "3",
+                          "--necromancer", str(run / "final.zip"), "--players-policy", "random",
+                          "--games", "4", "--seed", "0", "--workers", "1", "--json"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["games"] == 4 and summary["necromancer"]["policy"].endswith("final.zip")
+    assert callable(main)
+
+
+def test_run_directory_is_not_overwritten_without_resume_or_force(tmp_path):
+    from training.train import train
+    cfg = tiny(tmp_path, total_steps=128)
+    train(cfg, progress=False)
+    with pytest.raises(TrainConfigError, match="--resume"):
+        train(cfg, progress=False)
+    train(cfg, progress=False, force=True)
+
+
+def test_resume_continues_exactly(tmp_path):
+    """Stopping after 256 steps and resuming to 512 gives the same weights as 512 straight:
+    the step counter, the optimizer, every random generator and the games in progress continue."""
+    from training.train import train
+    straight = train(tiny(tmp_path / "a", total_steps=512), progress=False)
+    cfg = tiny(tmp_path / "b", total_steps=512)
+    train(cfg, progress=False, stop_after=256)
+    ckpts = sorted((Path(cfg.out_dir) / cfg.run_name / "checkpoints").glob("*.json"))
+    assert json.loads(ckpts[-1].read_text())["num_timesteps"] == 256
+    resumed = train(cfg, resume=True, progress=False)
+    a, b = _params(straight / "final.zip"), _params(resumed / "final.zip")
+    assert a.keys() == b.keys()
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+    # and training did change the weights (the comparison is not vacuous)
+    start = train(tiny(tmp_path / "c", total_steps=128), progress=False)
+    assert any(not torch.equal(a[k], v) for k, v in _params(start / "final.zip").items())
+
+
+def test_selfplay_snapshots_join_the_opponent_pool(tmp_path):
+    from training.config import SelfPlayConfig
+    from training.train import train
+    cfg = tiny(tmp_path, learner="player", players=3, necromancer=False, opponents="random", total_steps=384,
+               selfplay=SelfPlayConfig(snapshot_every=128, pool_size=2, p_snapshot=1.0))
+    run = train(cfg, progress=False)
+    snaps = sorted((run / "snapshots").glob("snap_*.zip"))
+    assert 1 <= len(snaps) <= 2
+    from training.policies import SnapshotSampler
+    sampler = SnapshotSampler(run / "snapshots", "random", p_snapshot=1.0, pool_size=2)
+    pol = sampler(np.random.default_rng(0), 1)
+    assert pol.name.startswith("snap_")
+    env = SingleSeatEnv(players=3, learner="player", necromancer=False, opponent_sampler=sampler)
+    env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
