@@ -186,3 +186,18 @@ def legal(g: Game, st: State) -> set:
     """Legal actions as a set of ``(kind name, arg)`` pairs, for readable asserts."""
     from necro_env.game import decode
     return {(decode(a).kind.name, decode(a).arg) for a in g.legal_actions(st)}
+
+
+def set_hand(st: State, race: int | str, n: int) -> None:
+    """Give ``race`` exactly ``n`` tokens in hand, moving the difference from/to its tray."""
+    x = occ(race)
+    if st.tray[x] < n - st.hand[x]:
+        raise ValueError(f"tray of {OCCUPANT_NAMES[x]} holds only {st.tray[x]} tokens")
+    st.tray[x] -= n - st.hand[x]
+    st.hand[x] = n
+    st._legal = None
+
+
+def kinds(g: Game, st: State, kind: str) -> set[int]:
+    """Arguments of the legal actions of one kind (e.g. the regions of every CONQUER)."""
+    return {a for k, a in legal(g, st) if k == kind}

@@ -15,21 +15,10 @@ from necro_env.game.catalog import (
 )
 from necro_env.game.state import DECLINED
 
-from positions import begin, empty_position, give_race, legal, occ, play, put
+from positions import begin, empty_position, give_race, legal, occ, play, kinds, put, set_hand
 
 
 # ----------------------------------------------------------------------------- helpers
-def set_hand(st, race, n: int) -> None:
-    """Give ``race`` exactly ``n`` tokens in hand, moving the difference from/to its tray."""
-    x = occ(race)
-    st.tray[x] -= n - st.hand[x]
-    st.hand[x] = n
-    assert st.tray[x] >= 0
-    st._legal = None
-
-
-def kinds(g, st, kind: str) -> set[int]:
-    return {a for k, a in legal(g, st) if k == kind}
 
 
 def start_turn(g, st, seat: int) -> None:

@@ -16,7 +16,7 @@ from necro_env.game.catalog import (
 )
 from necro_env.game.state import DECLINED, UNUSED
 
-from positions import begin, empty_position, give_race, legal, new_position, occ, play, put
+from positions import begin, empty_position, give_race, legal, new_position, occ, play, kinds, put, set_hand
 
 TURNS = {2: 10, 3: 10, 4: 9, 5: 8}
 
@@ -24,20 +24,6 @@ TURNS = {2: 10, 3: 10, 4: 9, 5: 8}
 # ----------------------------------------------------------------------------- helpers
 def act(kind: Kind, arg: int = 0) -> int:
     return encode((kind, arg))
-
-
-def set_hand(st, race, n: int) -> None:
-    """Give ``race`` exactly ``n`` tokens in hand, moving the difference from/to its tray."""
-    x = occ(race)
-    st.tray[x] -= n - st.hand[x]
-    st.hand[x] = n
-    assert st.tray[x] >= 0
-    st._legal = None
-
-
-def kinds(g, st, kind: str) -> set[int]:
-    """Arguments of the legal actions of one kind."""
-    return {a for k, a in legal(g, st) if k == kind}
 
 
 def face_rng(face: int) -> int:
