@@ -1,0 +1,92 @@
+"""Learning curve of a training run: its periodic evaluations (``eval.csv``) against a scripted reference.
+
+    python training/report.py runs/necromancer_3p__s0 [--reference heuristic] [--games 400]
+
+Prints a table (steps, win rate, 95% interval) and writes ``learning_curve.png`` in the run
+directory: the learner's win rate over training steps with its intervals, and the reference
+policy's win rate (same role, same players, evaluated with ``necro_env.evaluate``) as a band.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def read_eval(run_dir: Path) -> list[dict]:
+    path = run_dir / "eval.csv"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist: was the run trained with eval_every > 0?")
+    with path.open() as f:
+        return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("run_dir")
+    p.add_argument("--reference", default="heuristic", help="policy spec of the reference (same role as the learner)")
+    p.add_argument("--games", type=int, default=400, help="games for the reference's win rate")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    run_dir = Path(args.run_dir)
+    from training.config import load_config
+
+    cfg = load_config(run_dir / "config.yaml")
+    rows = read_eval(run_dir)
+    from necro_env.evaluate import evaluate
+
+    if cfg.learner == "necromancer":
+        ref = evaluate(cfg.players, necromancer_spec=args.reference, players_spec=cfg.eval_opponents or cfg.opponents,
+                       games=args.games, seed=args.seed, workers=args.workers)["necromancer"]
+    else:
+        ref = next(g for g in evaluate(cfg.players, necromancer_spec=cfg.necromancer_opponent,
+                                       players_spec=args.reference, opponents_spec=cfg.eval_opponents or cfg.opponents,
+                                       necromancer=cfg.necromancer, games=args.games, seed=args.seed,
+                                       workers=args.workers)["policies"] if g["group"] == "test")
+    print(f"{cfg.name}: the {cfg.learner} against '{cfg.eval_opponents or cfg.opponents}' players, "
+          f"{int(rows[-1]['games']) if rows else 0} games per evaluation")
+    print(f"{'steps':>9}  {'win rate':>8}  95% interval")
+    for r in rows:
+        print(f"{int(r['steps']):>9}  {r['win_rate']:>8.3f}  [{r['lo']:.3f}, {r['hi']:.3f}]")
+    lo, hi = ref["ci95"]
+    print(f"{'reference':>9}  {ref['win_rate']:>8.3f}  [{lo:.3f}, {hi:.3f}]  ({args.reference}, {args.games} games)")
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [r["steps"] for r in rows]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.fill_between([0, max(steps or [1])], lo, hi, color="#4c72b0", alpha=0.2)
+    ax.axhline(ref["win_rate"], color="#4c72b0", label=f"{args.reference} (95% interval)")
+    ax.errorbar(steps, [r["win_rate"] for r in rows],
+                yerr=[[r["win_rate"] - r["lo"] for r in rows], [r["hi"] - r["win_rate"] for r in rows]],
+                marker="o", capsize=4, color="#c44e52", label=f"trained {cfg.learner} (95% interval)")
+    ax.set_xlabel("training steps")
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{cfg.name}: {cfg.players} seats vs {cfg.eval_opponents or cfg.opponents} players")
+    ax.legend(loc="upper left")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    png = run_dir / "learning_curve.png"
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    print(f"plot: {png}")
+    if args.json:
+        print(json.dumps({"run": str(run_dir), "evaluations": rows,
+                          "reference": {"spec": args.reference, "win_rate": ref["win_rate"], "ci95": [lo, hi]},
+                          "plot": str(png)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
