@@ -215,7 +215,13 @@ def test_selfplay_snapshots_join_the_opponent_pool(tmp_path):
     from training.policies import SnapshotSampler
     sampler = SnapshotSampler(run / "snapshots", "random", p_snapshot=1.0, pool_size=2)
     pol = sampler(np.random.default_rng(0), 1)
-    assert pol.name.startswith("snap_")
+    assert pol.name.startswith("snap_") and not pol.deterministic
+    from necro_env.agents.base import View
+    from necro_env.game import Game, GameConfig
+    g = Game(GameConfig(players=3, necromancer=False))
+    st = g.new_state(4)
+    picks = [pol.act(View(g, st, st.decider), np.random.default_rng(9)) for _ in range(3)]
+    assert len(set(picks)) == 1 and picks[0] in g.legal_actions(st)  # sampled with the given rng only
     env = SingleSeatEnv(players=3, learner="player", necromancer=False, opponent_sampler=sampler)
     env.reset(seed=0)
     done = False

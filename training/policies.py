@@ -1,51 +1,17 @@
-"""Trained-policy helpers for training: acting with a MaskablePPO model, the self-play pool,
-and the quick evaluation used by the periodic evaluation callback."""
+"""Trained-policy helpers for training: the self-play pool of snapshots and the quick
+evaluation used by the periodic evaluation callback. Snapshots play through
+``necro_env.agents.sb3_policy.SB3Policy`` (sampling with the env's own generator)."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from necro_env.agents.registry import make_policy
+from necro_env.agents.sb3_policy import SB3Policy, load_sb3_policy
 from necro_env.stats import wilson
 from necro_env.wrappers import SingleSeatEnv
-
-
-class ModelPolicy:
-    """Wraps a MaskablePPO model as a policy with ``act(view, rng)``.
-
-    deterministic: take the most probable legal action; otherwise sample from the
-    masked distribution with the given ``rng`` (so opponents stay reproducible).
-    """
-
-    def __init__(self, model: Any, name: str = "model", deterministic: bool = False):
-        self.model = model
-        self.name = name
-        self.deterministic = deterministic
-
-    def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        policy = self.model.policy
-        with torch.no_grad():
-            t = torch.as_tensor(obs, dtype=torch.float32).unsqueeze(0)
-            dist = policy.get_distribution(t, action_masks=mask[None, :])
-            return dist.distribution.probs[0].numpy()
-
-    def act(self, view, rng: np.random.Generator) -> int:
-        mask = np.asarray(view.mask, dtype=bool)
-        p = self.probs(view.observation, mask)
-        if self.deterministic:
-            return int(np.argmax(np.where(mask, p, -1.0)))
-        p = np.where(mask, p, 0.0).astype(np.float64)
-        p /= p.sum()
-        return int(rng.choice(len(p), p=p))
-
-
-def load_model_policy(path: str | Path, deterministic: bool = False) -> ModelPolicy:
-    from sb3_contrib import MaskablePPO
-    model = MaskablePPO.load(str(path), device="cpu")
-    return ModelPolicy(model, name=Path(path).name, deterministic=deterministic)
 
 
 class SnapshotSampler:
@@ -58,7 +24,7 @@ class SnapshotSampler:
         self.baseline = make_policy(baseline, "player")
         self.p = p_snapshot
         self.pool_size = pool_size
-        self._cache: dict[str, ModelPolicy] = {}
+        self._cache: dict[str, SB3Policy] = {}
 
     def __call__(self, rng: np.random.Generator, seat: int):
         snaps = sorted(self.pool_dir.glob("snap_*.zip"))[-self.pool_size:] if self.pool_dir.exists() else []
@@ -70,7 +36,7 @@ class SnapshotSampler:
         if name == getattr(self.baseline, "name", None):
             return self.baseline
         if name not in self._cache:
-            self._cache[name] = load_model_policy(self.pool_dir / name)
+            self._cache[name] = load_sb3_policy(str(self.pool_dir / name), "player", deterministic=False)
         return self._cache[name]
 
 
