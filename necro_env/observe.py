@@ -236,6 +236,7 @@ OBS_HIGH = _build_high()
 # Flat positions used on the hot path.
 _RS0 = OFFSETS["region_static"][0]
 _RD0 = OFFSETS["region"][0]
+_GLOBALS0 = OFFSETS["seat"][0]
 _SEAT0 = OFFSETS["seat"][0]
 _COMBO0 = OFFSETS["combo"][0]
 _NECRO0 = OFFSETS["necro"][0]
@@ -375,6 +376,29 @@ class Observer:
             return self._canon[:OBS_SIZE].copy()
         out[:] = self._canon[:OBS_SIZE]
         return out
+
+    def graph(self, st: State, seat: int) -> dict[str, np.ndarray]:
+        """The same information as ``observe`` shaped for graph neural networks.
+
+        ``nodes``: float32 ``(R, 32)``, one row per region of this board: its
+        ``region_static`` columns then its ``region`` columns (see the tables above);
+        ``edge_index``: int64 ``(2, 2E)``, every border in both directions (static per board);
+        ``globals``: float32, the seat, combo, necro and glob blocks of the observation.
+        """
+        obs = self.observe(st, seat)
+        r = self.game.num_regions
+        nodes = np.concatenate([obs[_RS0:_RS0 + r * RS_W].reshape(r, RS_W),
+                                obs[_RD0:_RD0 + r * RD_W].reshape(r, RD_W)], axis=1)
+        return {"nodes": nodes, "edge_index": self._edge_index, "globals": obs[_GLOBALS0:]}
+
+    @property
+    def _edge_index(self) -> np.ndarray:
+        ei = getattr(self, "_edge_index_cache", None)
+        if ei is None:
+            e = np.asarray(self.game.board.edges, dtype=np.int64).T
+            ei = self._edge_index_cache = np.concatenate([e, e[::-1]], axis=1)
+            ei.setflags(write=False)
+        return ei
 
     # ------------------------------------------------------------------ the per-viewer index arrays
     def _index(self, v: int) -> np.ndarray:

@@ -371,3 +371,26 @@ def test_pending_decisions() -> None:
     assert flat(obs, "glob.viewer_decides")[0] == 1
     assert np.flatnonzero(flat(obs, "glob.defend_race")).tolist() == [race_id("Orcs")]
     assert flat(obs, "glob.acting_hand")[0] == pytest.approx(st.hand[race_id("Orcs")] / 20)
+
+
+@pytest.mark.parametrize("players,necro", [(2, False), (6, True)])
+def test_graph_observation_matches_the_flat_one(players, necro):
+    """``Observer.graph``: one node row per region (static + dynamic columns), every border in
+    both directions, and the non-region blocks as globals, all equal to the flat observation."""
+    from necro_env.game import Game, GameConfig
+    from necro_env.observe import Observer
+    g = Game(GameConfig(players=players, necromancer=necro))
+    o = Observer(g)
+    st = g.new_state(3)
+    for _ in range(40):
+        g.apply(st, g.legal_actions(st)[-1])
+    flat_obs = o.observe(st, 1)
+    gr = o.graph(st, 1)
+    r = g.num_regions
+    assert gr["nodes"].shape == (r, 32) and gr["nodes"].dtype == np.float32
+    rs0, rd0 = OFFSETS["region_static"][0], OFFSETS["region"][0]
+    assert np.array_equal(gr["nodes"][:, :15], flat_obs[rs0:rs0 + 15 * r].reshape(r, 15))
+    assert np.array_equal(gr["nodes"][:, 15:], flat_obs[rd0:rd0 + 17 * r].reshape(r, 17))
+    pairs = set(map(tuple, gr["edge_index"].T.tolist()))
+    assert pairs == {(a, b) for a in range(r) for b in g.board.neighbors[a]}
+    assert np.array_equal(gr["globals"], flat_obs[OFFSETS["seat"][0]:])
