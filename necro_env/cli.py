@@ -88,8 +88,6 @@ def game_config(args: argparse.Namespace, **options):
     handicap = getattr(args, "handicap", 0)
     if not 0 <= handicap <= 2:
         raise ConfigError(f"--handicap must be 0, 1 or 2, got {handicap}")
-    if handicap and not necromancer:
-        raise ConfigError("--handicap needs the Necromancer")
     return GameConfig(players=args.players, necromancer=necromancer, handicap=handicap, **options)
 
 

@@ -83,7 +83,7 @@ ids of the board; seat arguments are seat offsets clockwise from the decider.
 
 ## Observation
 
-``observation``: 2328 float32 features, seat-relative (the viewer is seat 0; the
+``observation``: 2508 float32 features, seat-relative (the viewer is seat 0; the
 Necromancer's seat carries a role flag), only what the viewer may know; the layout
 and every feature's offset are in ``necro_env.observe`` (``OFFSETS``):
 
@@ -104,8 +104,9 @@ for an agent that is not deciding now). Each call returns fresh arrays.
 * ``win`` (default): terminal only; +1 to the winner(s), -1 to everyone else. The
   Necromancer gets +1 iff he wins (then every player gets -1).
 * ``rank``: terminal only; by final standing scaled to [-1, 1] (first +1, last -1,
-  ties share the mean). Players are ordered by (winner, coins, tokens on the
-  board); the Necromancer is first if he won, else last.
+  ties share the mean; ``Game.rank_scores``). Players are ordered by (winner, coins,
+  tokens on the board); the Necromancer is first if he won (then every player shares
+  second place), else last.
 * ``coins``: dense; each agent receives its coins gained since its last step
   (payments count negative), scaled by 1/10.
 
@@ -437,27 +438,8 @@ class raw_env(AECEnv):
         self._deads_step_first()
 
     def _rank_rewards(self, st: State, res: dict) -> list[float]:
-        """Standing of every seat scaled to [-1, 1] (first +1, last -1, ties share the mean)."""
-        n = self.game.num_seats
-        won = set(res["winners"])
-        keys = []
-        for s in range(n):
-            if s == self.game.necro_seat:
-                keys.append((2, 0, 0) if res["necromancer_won"] else (-1, 0, 0))
-            else:
-                keys.append((1 if s in won else 0, st.coins[s], self.game.tokens_on_board(st, s)))
-        order = sorted(range(n), key=lambda s: keys[s], reverse=True)
-        out = [0.0] * n
-        i = 0
-        while i < n:
-            j = i
-            while j + 1 < n and keys[order[j + 1]] == keys[order[i]]:
-                j += 1
-            mean_pos = (i + j) / 2
-            for k in range(i, j + 1):
-                out[order[k]] = 1.0 - 2.0 * mean_pos / (n - 1)
-            i = j + 1
-        return out
+        """Standing of every seat scaled to [-1, 1] (``Game.rank_scores``)."""
+        return self.game.rank_scores(st)
 
     def terminate_illegal(self, action: int, message: str, reward: float = ILLEGAL_REWARD) -> None:
         """End the game because ``agent_selection`` chose the illegal ``action`` (TerminateIllegalWrapper style)."""

@@ -92,6 +92,7 @@ def _record(game, st, start_power: int) -> dict[str, Any]:
         "rounds": res["rounds_played"],
         "decisions": st.decisions,
         "tokens_on_board": [game.tokens_on_board(st, s) for s in range(game.num_seats)],
+        "placements": game.standings(st),
     }
     if game.necromancer:
         in_use = st.race_power[GHOST]
@@ -206,7 +207,7 @@ def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: An
             raise ConfigError(f"{name} must be an int >= {low}, got {v!r}")
     if players == 2:
         necromancer = False
-    cfg = GameConfig(players=players, necromancer=bool(necromancer), handicap=handicap, **(config or {}))
+    cfg = GameConfig(**{"players": players, "necromancer": bool(necromancer), "handicap": handicap, **(config or {})})
     n = cfg.players
     num_players = cfg.num_players
     if not necromancer and opponents_spec is None:

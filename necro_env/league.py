@@ -21,8 +21,8 @@ over the seats). The game itself is seeded as in ``necro-env evaluate`` (``SeedS
 so results do not depend on ``workers``.
 
 Placement for the ratings: when the Necromancer wins he is first and every player shares second;
-otherwise the players are ranked by the final standing (winners first, then coins, equal coins
-share a place) and the Necromancer is last. Every seat is one team of ``PlackettLuce().rate``; a
+otherwise the players are ranked by the final standing (winners first, then coins, then race
+tokens on the board; equal standings share a place) and the Necromancer is last (``Game.standings``). Every seat is one team of ``PlackettLuce().rate``; a
 policy that holds several seats of a game gets the mean of its copies' updated ``mu`` and ``sigma``.
 Ratings are updated in game order. The report lists ``mu``, ``sigma`` and ``ordinal`` (mu - 3 sigma)
 per policy with its win rate (Wilson 95% interval), as a table, ``--json`` and ``--plots DIR``
@@ -155,28 +155,9 @@ def schedule(cfg: LeagueConfig, game_cfg) -> list[tuple[int, int, tuple[str, ...
 
 
 def placements(rec: dict[str, Any], necro_seat: int) -> list[int]:
-    """Rank of every seat in one game (1 = best, equal ranks share a place); see the module docstring."""
-    n = len(rec["coins"])
-    players = [s for s in range(n) if s != necro_seat]
-    ranks = [0] * n
-    if necro_seat >= 0 and rec["necro_won"]:
-        for s in players:
-            ranks[s] = 2
-        ranks[necro_seat] = 1
-        return ranks
-    winners = set(rec["winners"])
-    key = {s: (0 if s in winners else 1, -rec["coins"][s]) for s in players}
-    order = sorted(players, key=lambda s: key[s])
-    place = 0
-    prev = None
-    for i, s in enumerate(order):
-        if key[s] != prev:
-            place = i + 1
-            prev = key[s]
-        ranks[s] = place
-    if necro_seat >= 0:
-        ranks[necro_seat] = len(players) + 1
-    return ranks
+    """Rank of every seat in one game (1 = best, equal ranks share a place): the engine's
+    ``Game.standings``, stored in each game record by ``necro_env.evaluate``."""
+    return rec["placements"]
 
 
 def rate(records: list[dict[str, Any]], names: list[str], necro_seat: int) -> dict[str, Any]:

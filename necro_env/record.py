@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, Iterator
 
 from .game import Game, GameConfig, Phase, State, decode
@@ -197,7 +198,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_record(path: str) -> dict:
     """Read a record file (``-`` = stdin); ``StateError`` if it is not JSON."""
-    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:

@@ -32,22 +32,19 @@ generators, counters) so a training run can be checkpointed and resumed exactly.
 from __future__ import annotations
 
 import json
+import operator
 from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 import numpy as np
 
 from .game import NUM_ACTIONS, Game, GameConfig, State
+from .agents.registry import make_policy
+from .env import ILLEGAL_ACTION_MODES, REWARD_SCHEMES
+from .game.catalog import GHOST_BOX
 from .game.errors import IllegalActionError, StateError
 
-REWARDS = ("win", "rank", "coins")
-
-
-def _resolve_policy(spec: Any, role: str):
-    if hasattr(spec, "act"):
-        return spec
-    from .agents.registry import make_policy
-    return make_policy(str(spec), role)
+REWARDS = REWARD_SCHEMES  # the AEC env's schemes, with the same meaning
 
 
 class SingleSeatEnv(gym.Env):
@@ -73,8 +70,8 @@ class SingleSeatEnv(gym.Env):
             raise ValueError(f"unknown reward scheme {reward!r}; allowed: {', '.join(REWARDS)}")
         if learner not in ("necromancer", "player"):
             raise ValueError(f"learner must be 'necromancer' or 'player', got {learner!r}")
-        if illegal not in ("terminate", "raise"):
-            raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
+        if illegal not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal must be one of {ILLEGAL_ACTION_MODES}, got {illegal!r}")
         self.config = GameConfig(players=players, **game_options)
         if learner == "necromancer" and not self.config.necromancer:
             raise ValueError("learner='necromancer' needs a Necromancer game (3-6 seats, necromancer=True)")
@@ -95,8 +92,8 @@ class SingleSeatEnv(gym.Env):
         self.opponent_spec = opponents
         self.necro_spec = necromancer_opponent
         self.opponent_sampler = opponent_sampler
-        self._player_policy = _resolve_policy(opponents, "player")
-        self._necro_policy = (_resolve_policy(necromancer_opponent, "necromancer")
+        self._player_policy = make_policy(opponents, "player")
+        self._necro_policy = (make_policy(necromancer_opponent, "necromancer")
                               if self.config.necromancer and learner == "player" else None)
         from .observe import OBS_SIZE, Observer
         self.observer = Observer(self.game)
@@ -138,9 +135,11 @@ class SingleSeatEnv(gym.Env):
         if st is None or st.over:
             raise StateError("step() called on a finished episode; call reset()")
         try:
-            a = int(action)
-        except (TypeError, ValueError):
+            a = operator.index(action)
+        except TypeError:
             raise IllegalActionError(f"action must be an int, got {action!r}") from None
+        if isinstance(action, bool):
+            raise IllegalActionError(f"action must be an int, got {action!r}")
         if not self.game.is_legal(st, a):
             if self.illegal == "raise":
                 self.game.apply(st, a)  # raises a precise IllegalActionError
@@ -204,7 +203,7 @@ class SingleSeatEnv(gym.Env):
     def _potential(self) -> float:
         st = self.state
         if self.seat == self.game.necro_seat:
-            fieldable = 14 - st.ghosts_removed
+            fieldable = GHOST_BOX - st.ghosts_removed
             return (self.game.ghosts_in_play(st) + (sum(st.well) + st.souls) / 4.0) / fieldable
         return st.coins[self.seat] / 100.0
 
@@ -218,14 +217,7 @@ class SingleSeatEnv(gym.Env):
             return 0.0
         if self.reward_scheme == "win":
             return 1.0 if self.seat in st.winners else -1.0
-        # rank: the Necromancer is +1 iff he wins; players by coins among the players.
-        if self.seat == self.game.necro_seat:
-            return 1.0 if st.necro_won else -1.0
-        seats = self.player_seats
-        if st.necro_won:
-            return -1.0
-        better = sum(1 for s in seats if st.coins[s] > st.coins[self.seat])
-        return 1.0 - 2.0 * better / max(1, len(seats) - 1)
+        return self.game.rank_scores(st)[self.seat]  # rank: the same standing as the AEC env
 
     # ------------------------------------------------------------------ checkpointing
     def get_state(self) -> dict:
@@ -245,20 +237,22 @@ class SingleSeatEnv(gym.Env):
     def set_state(self, data: dict) -> None:
         """Inverse of ``get_state`` (policies are re-assigned from this env's specs)."""
         try:
-            self._gen.bit_generator.state = data["gen"]
-            self._opp_rng = np.random.default_rng(0)
-            self._opp_rng.bit_generator.state = data["opp_rng"]
-            self._episode = int(data["episode"])
-            self._episode_seed = int(data["episode_seed"])
-            self.seat = int(data["seat"])
-            self._last_coins = int(data["last_coins"])
-            self._phi = float(data["phi"])
-            names = data["policies"]
+            gen = np.random.default_rng(0)
+            gen.bit_generator.state = data["gen"]
+            opp = np.random.default_rng(0)
+            opp.bit_generator.state = data["opp_rng"]
+            episode, episode_seed = int(data["episode"]), int(data["episode_seed"])
+            seat, last_coins, phi = int(data["seat"]), int(data["last_coins"]), float(data["phi"])
+            names = list(data["policies"])
+            state = None if data["state"] is None else State.from_dict(data["state"])
         except (KeyError, TypeError, ValueError) as e:
-            raise StateError(f"corrupt single-seat env state: {e}") from None
-        self.state = None if data["state"] is None else State.from_dict(data["state"])
-        if self.state is not None:
-            self.game.validate_state(self.state)
+            raise StateError(f"corrupt single-seat env state: {e!r}") from None
+        if state is not None:
+            self.game.validate_state(state)
+        # Everything checked: only now change this env.
+        self._gen, self._opp_rng, self.state = gen, opp, state
+        self._episode, self._episode_seed = episode, episode_seed
+        self.seat, self._last_coins, self._phi = seat, last_coins, phi
         self._policies = self._restore_policies(names)
 
     def _restore_policies(self, names: Sequence[str | None]) -> list[Any]:

@@ -108,7 +108,7 @@ def test_simulate_library_rejects_bad_values():
     (["simulate", "--seed", "-1"], "--seed"),
     (["simulate", "--players", "four"], "--players"),
     (["simulate", "--handicap", "3"], "--handicap"),
-    (["simulate", "--players", "4", "--no-necromancer", "--handicap", "1"], "--handicap needs the Necromancer"),
+    (["simulate", "--players", "4", "--no-necromancer", "--handicap", "1"], "handicap removes the Necromancer"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
     ([], "required"),
 ])

@@ -260,3 +260,10 @@ def test_config_is_frozen() -> None:
     c = GameConfig()
     with pytest.raises(AttributeError):
         c.players = 5  # type: ignore[misc]
+
+
+def test_handicap_needs_the_necromancer():
+    """RULES §4.1 rule 6: the handicap removes the Necromancer's Ghosts, so it needs the scenario."""
+    with pytest.raises(ConfigError, match="handicap"):
+        GameConfig(players=4, necromancer=False, handicap=1)
+    assert GameConfig(players=4, necromancer=True, handicap=1).handicap == 1

@@ -173,14 +173,23 @@ def test_modules_import_cheaply():
 
 
 # ---------------------------------------------------------------------------------- league
-def test_placements():
-    """Necromancer wins: he is 1st, players share 2nd. Otherwise players by standing, he is last."""
-    rec = {"coins": [10, 20, 20, 5], "winners": [3], "necro_won": True}
-    assert placements(rec, 3) == [2, 2, 2, 1]
-    rec = {"coins": [10, 20, 20, 5], "winners": [2], "necro_won": False}   # 2 won the tie-break
-    assert placements(rec, 3) == [3, 2, 1, 4]
-    rec = {"coins": [10, 30, 10], "winners": [1], "necro_won": False}
-    assert placements(rec, -1) == [2, 1, 2]
+def test_placements_come_from_the_engine_standings():
+    """Necromancer wins: he is 1st, players share 2nd. Otherwise players by standing (winners,
+    coins, tokens on the board), he is last. The league reads the engine's standings."""
+    from necro_env.game import Game, GameConfig
+    g = Game(GameConfig(players=4))
+    st = g.new_state(0)
+    st.over, st.necro_won, st.winners, st.coins = 1, 1, [3], [10, 20, 20, 5]
+    assert g.standings(st) == [2, 2, 2, 1]
+    assert g.rank_scores(st) == [pytest.approx(-1 / 3)] * 3 + [1.0]
+    st.necro_won, st.winners = 0, [2]       # seat 2 won the tie-break with seat 1
+    assert g.standings(st) == [3, 2, 1, 4]
+    assert g.rank_scores(st) == [pytest.approx(x) for x in (-1 / 3, 1 / 3, 1.0, -1.0)]
+    base = Game(GameConfig(players=3, necromancer=False))
+    st = base.new_state(0)
+    st.over, st.winners, st.coins = 1, [1], [10, 30, 10]
+    assert base.standings(st) == [2, 1, 2]
+    assert placements({"placements": base.standings(st)}, -1) == [2, 1, 2]
 
 
 def test_league_config_validation():

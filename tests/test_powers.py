@@ -1032,3 +1032,16 @@ def test_power_every_power_has_a_named_test():
                if not any(n.startswith("test_power_" + p.name.lower().replace(" ", "_")) for n in names)]
     assert not missing, f"powers without a test_power_<name>_... test: {missing}"
     assert len(POWERS) == 20
+
+
+@pytest.mark.parametrize("race", ["Halflings", "Ratmen"])
+def test_power_seafaring_first_conquest_may_take_a_sea(race):
+    """RULES §2.2 Seafaring + §1.6 first conquest: seas touch the board edge, so a Seafaring race
+    (Halflings included, whose first conquest may be anywhere) may enter on a sea."""
+    g, st = empty_position(players=2, necromancer=False)
+    give_race(g, st, 0, race, "Seafaring", hand=8)
+    begin(g, st, 0)
+    seas = {r for k, r in legal(g, st) if k == "CONQUER" and g.board.terrain[r] == 5}
+    assert seas == set(g.board.seas)
+    # The lake (base game, Seafaring) is not a border region: only the Halflings may start there.
+    assert (("CONQUER", g.board.lake) in legal(g, st)) == (race == "Halflings")

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from necro_env.game import Game, GameConfig, State, StateError, encode, Kind
+from necro_env.game import ConfigError, Game, GameConfig, State, StateError, encode, Kind
 from necro_env.game import actions as A
 from necro_env.game.catalog import GHOST, NUM_OCCUPANTS
 from necro_env.game import state as state_module
@@ -198,13 +198,13 @@ def test_rng_stream_survives_the_round_trip() -> None:
 
 
 def test_seed_fixes_the_deck_and_the_draw() -> None:
-    """Same seed -> same new state; new_state rejects a negative or non-int seed with StateError."""
+    """Same seed -> same new state; new_state rejects a negative or non-int seed with ConfigError (a ValueError)."""
     g = Game(GameConfig(players=5, necromancer=True))
     assert g.new_state(42) == g.new_state(42)
     assert g.new_state(42) != g.new_state(43)
     assert g.new_state(2**70) != g.new_state(2**70 + 1)
     for bad in (-1, 1.5, "3", True):
-        with pytest.raises(StateError):
+        with pytest.raises(ConfigError):
             g.new_state(bad)
 
 

@@ -21,7 +21,7 @@ class SelfPlayConfig:
     """Self-play: opponent seats are played by past snapshots of the learner.
 
     snapshot_every: steps between snapshots added to the pool.
-    pool_size: the newest snapshots kept in the pool.
+    pool_size: opponents are drawn from the newest pool_size snapshots (all are kept on disk).
     p_snapshot: probability that an opponent seat uses a snapshot (else a baseline from
         ``TrainConfig.opponents``) in each episode.
     """

@@ -36,7 +36,11 @@ class SnapshotSampler:
         if name == getattr(self.baseline, "name", None):
             return self.baseline
         if name not in self._cache:
+            import torch
+
+            threads = torch.get_num_threads()  # loading must not change the trainer's setting
             self._cache[name] = load_sb3_policy(str(self.pool_dir / name), "player", deterministic=False)
+            torch.set_num_threads(threads)
         return self._cache[name]
 
 
@@ -48,10 +52,9 @@ def evaluate_policy_vs(model: Any, cfg, games: int, seed: int) -> dict:
         necromancer_opponent=cfg.necromancer_opponent, reward="win", necromancer=cfg.necromancer,
         **cfg.game_options,
     )
-    env.reset(seed=seed)
     wins = 0
-    for _ in range(games):
-        obs, _ = env.reset()
+    for i in range(games):
+        obs, _ = env.reset(seed=seed) if i == 0 else env.reset()
         done = False
         reward = 0.0
         while not done:

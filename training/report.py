@@ -44,12 +44,14 @@ def main(argv: list[str] | None = None) -> int:
 
     if cfg.learner == "necromancer":
         ref = evaluate(cfg.players, necromancer_spec=args.reference, players_spec=cfg.eval_opponents or cfg.opponents,
-                       games=args.games, seed=args.seed, workers=args.workers)["necromancer"]
+                       games=args.games, seed=args.seed, workers=args.workers,
+                       config=dict(cfg.game_options) or None)["necromancer"]
     else:
         ref = next(g for g in evaluate(cfg.players, necromancer_spec=cfg.necromancer_opponent,
                                        players_spec=args.reference, opponents_spec=cfg.eval_opponents or cfg.opponents,
                                        necromancer=cfg.necromancer, games=args.games, seed=args.seed,
-                                       workers=args.workers)["policies"] if g["group"] == "test")
+                                       workers=args.workers, config=dict(cfg.game_options) or None)["policies"]
+                   if g["group"] == "test")
     print(f"{cfg.name}: the {cfg.learner} against '{cfg.eval_opponents or cfg.opponents}' players, "
           f"{int(rows[-1]['games']) if rows else 0} games per evaluation")
     print(f"{'steps':>9}  {'win rate':>8}  95% interval")

@@ -50,7 +50,8 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path):
     """A picklable env factory for DummyVecEnv/SubprocVecEnv."""
 
     def _init():
-        torch.set_num_threads(1)
+        if cfg.vec_env == "subproc":
+            torch.set_num_threads(1)  # env workers; the trainer keeps cfg.torch_threads
         sampler = None
         if cfg.selfplay is not None:
             sampler = SnapshotSampler(run_dir / "snapshots", cfg.opponents, cfg.selfplay.p_snapshot,
@@ -130,13 +131,15 @@ class Evaluator(BaseCallback):
 
 
 class Snapshotter(BaseCallback):
-    """Self-play: saves the current policy into the opponents' pool every ``every`` steps."""
+    """Self-play: saves the current policy into the opponents' pool every ``every`` steps.
 
-    def __init__(self, run_dir: Path, every: int, pool_size: int):
+    Snapshots are never deleted during the run (the sampler draws from the newest
+    ``pool_size``), so a resumed run can always reload the opponents it was playing."""
+
+    def __init__(self, run_dir: Path, every: int):
         super().__init__()
         self.dir = run_dir / "snapshots"
         self.every = every
-        self.pool_size = pool_size
         self.last = 0
 
     def _on_training_start(self) -> None:
@@ -147,9 +150,6 @@ class Snapshotter(BaseCallback):
         if self.model.num_timesteps - self.last >= self.every:
             self.model.save(self.dir / f"snap_{self.model.num_timesteps:010d}.zip")
             self.last = self.model.num_timesteps
-            snaps = sorted(self.dir.glob("snap_*.zip"))
-            for old in snaps[: -self.pool_size]:
-                old.unlink()
 
     def _on_step(self) -> bool:
         return True
@@ -225,6 +225,7 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     fns = [make_env_fn(cfg, run_dir) for _ in range(cfg.n_envs)]
     env = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
     env.seed(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads)
     tb_dir = run_dir / "tb"
     base = latest_checkpoint(ckpt_dir) if resume else None
     if resume and base is None and any(ckpt_dir.glob("*")):
@@ -235,7 +236,7 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     if cfg.eval_every:
         callbacks.append(evaluator)
     if cfg.selfplay is not None:
-        callbacks.append(Snapshotter(run_dir, cfg.selfplay.snapshot_every, cfg.selfplay.pool_size))
+        callbacks.append(Snapshotter(run_dir, cfg.selfplay.snapshot_every))
     target = cfg.total_steps if stop_after is None else min(cfg.total_steps, stop_after)
     remaining = target - model.num_timesteps
     t0 = time.time()

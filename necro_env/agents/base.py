@@ -61,9 +61,9 @@ class View:
 
     @property
     def observation(self) -> np.ndarray:
-        """The seat's float32 observation vector (a copy: safe to keep)."""
+        """The seat's float32 observation vector (a fresh array: safe to keep)."""
         if self._obs is None:
-            self._obs = np.array(observer_for(self.game).observe(self.state, self.seat), dtype=np.float32)
+            self._obs = observer_for(self.game).observe(self.state, self.seat)
         return self._obs
 
 

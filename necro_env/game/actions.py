@@ -34,6 +34,7 @@ Total: 29 + 10 R = 509.
 from __future__ import annotations
 
 import enum
+import operator
 from typing import NamedTuple
 
 from .board import MAX_REGIONS
@@ -124,9 +125,20 @@ class Action(NamedTuple):
         return f"{self.kind.name.lower()} {self.arg}"
 
 
+def _as_int(x, what: str) -> int:
+    """``x`` as an exact int: ints and numpy ints pass; bools, floats and strings are refused."""
+    if isinstance(x, bool):
+        raise ValueError(f"{what} must be an int, got {x!r}")
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise ValueError(f"{what} must be an int, got {x!r}") from None
+
+
 def encode(action: Action | tuple) -> int:
     """``Action`` -> index; ``ValueError`` if the argument is out of the section."""
-    kind, arg = Kind(action[0]), int(action[1]) if len(action) > 1 else 0
+    kind = Kind(action[0])
+    arg = _as_int(action[1], f"the argument of {kind.name}") if len(action) > 1 else 0
     lo = ARG_BASE[kind]
     hi = lo + SIZES[kind] - 1
     if SIZES[kind] == 1:
@@ -140,11 +152,7 @@ def encode(action: Action | tuple) -> int:
 
 def decode(index: int) -> Action:
     """Index -> ``Action``; ``ValueError`` outside ``0..NUM_ACTIONS-1``."""
-    if not isinstance(index, int) or isinstance(index, bool):
-        try:
-            index = int(index)
-        except (TypeError, ValueError):
-            raise ValueError(f"an action must be an int in 0..{NUM_ACTIONS - 1}, got {index!r}") from None
+    index = _as_int(index, f"an action (an int in 0..{NUM_ACTIONS - 1})")
     if not 0 <= index < NUM_ACTIONS:
         raise ValueError(f"action {index} is out of range 0..{NUM_ACTIONS - 1}")
     k, a = _DECODE[index]

@@ -72,6 +72,7 @@ class GameConfig:
         need(self.game_turns is None or (is_int(self.game_turns) and 1 <= self.game_turns <= 20),
              f"game_turns must be None or an int in 1..20, got {self.game_turns!r}")
         need(is_int(self.handicap) and 0 <= self.handicap <= 2, f"handicap must be 0, 1 or 2, got {self.handicap!r}")
+        need(self.handicap == 0 or self.necromancer, "handicap removes the Necromancer's Ghosts: it needs necromancer=True")
         need(self.victory_check in VICTORY_CHECKS,
              f"victory_check must be one of {VICTORY_CHECKS}, got {self.victory_check!r}")
         for name in ("necromancer_starting_coins", "island_redeploy", "necromancer_diplomat", "conversion_to_well"):

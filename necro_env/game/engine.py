@@ -45,11 +45,11 @@ from .catalog import (
     NUM_POWERS, NUM_RACES, POWERS, RACES, SKELETONS, SORCERERS, TROLLS,
     P_BERSERK, P_BIVOUACKING, P_DIPLOMAT, P_DRAGON, P_FLYING, P_FORTIFIED, P_HEROIC,
     P_SEAFARING, P_SPIRIT, P_STOUT, P_UNDERWORLD, P_WEALTHY,
-    ENCAMPMENTS, FORTRESSES, HEROES, HOLES, GHOST_BOX, LOST_TRIBE_BOX, WEALTHY_BONUS,
+    ENCAMPMENTS, FORTRESSES, HEROES, HOLES, TROLL_LAIRS, GHOST_BOX, LOST_TRIBE_BOX, WEALTHY_BONUS,
     ScoreContext, box_count, power_id, race_id, tokens_at_pickup,
 )
 from .config import GameConfig
-from .errors import IllegalActionError, StateError
+from .errors import ConfigError, IllegalActionError, StateError
 from .state import ACTIVE, DECLINED, GHOSTLY, TRIBE, UNUSED, Phase, State
 
 DIE_FACES = (0, 0, 0, 1, 2, 3)
@@ -93,7 +93,6 @@ class Game:
         self.num_regions = b.num_regions
         self.nbr = b.nbr_mask
         self.mountain = [1 if t == MOUNTAIN else 0 for t in b.terrain]
-        self.region_bit = [1 << r for r in range(b.num_regions)]
         # Regions a race may ever stand on: land, + seas (and the lake outside the scenario) if Seafaring.
         self.land = b.land_mask
         self.seafaring_ok = b.land_mask | b.sea_mask | (0 if self.necromancer else b.lake_mask)
@@ -114,7 +113,7 @@ class Game:
         try:
             s = R.seed_state(seed)
         except ValueError as e:
-            raise StateError(str(e)) from None
+            raise ConfigError(str(e)) from None
         races = list(range(NUM_RACES))
         powers = list(range(NUM_POWERS))
         s = R.shuffle(s, races)
@@ -257,6 +256,39 @@ class Game:
                 total += sum(st.tok[r] for r in _bits(st.regions[x]))
         return total
 
+    def _standing_keys(self, st: State) -> list[tuple]:
+        """Sort keys of the final standing, higher is better (see ``standings``)."""
+        keys = []
+        for s in range(self.num_seats):
+            if s == self.necro_seat:
+                keys.append((2, 0, 0) if st.necro_won else (-1, 0, 0))
+            elif st.necro_won:
+                keys.append((0, 0, 0))
+            else:
+                keys.append((1 if s in st.winners else 0, st.coins[s], self.tokens_on_board(st, s)))
+        return keys
+
+    def standings(self, st: State) -> list[int]:
+        """Final placement of every seat, 1 = best, equal standings share a place.
+
+        The Necromancer is first if he won (then every player shares second place) and last
+        otherwise; players are ordered by the rules' ranking: winner(s), coins, then race
+        tokens on the board (RULES §1.11, §4.1 rule 15).
+        """
+        keys = self._standing_keys(st)
+        return [1 + sum(1 for other in keys if other > k) for k in keys]
+
+    def rank_scores(self, st: State) -> list[float]:
+        """``standings`` scaled to [-1, 1]: first +1, last -1, tied seats share their mean position."""
+        keys = self._standing_keys(st)
+        n = self.num_seats
+        out = []
+        for k in keys:
+            above = sum(1 for other in keys if other > k)
+            tied = sum(1 for other in keys if other == k)
+            out.append(1.0 - 2.0 * (above + (tied - 1) / 2) / (n - 1))
+        return out
+
     def conquest_cost(self, st: State, region: int, race: int | None = None) -> int:
         """Tokens ``race`` (default: the acting race) needs to conquer ``region`` now (RULES §1.6)."""
         race = st.cur_race if race is None else race
@@ -336,12 +368,11 @@ class Game:
             if powers & P_UNDERWORLD and held & b.cavern_mask:
                 m |= b.cavern_mask
         elif race != GHOST:
-            if race == HALFLINGS and st.race_status[race] == ACTIVE:
-                m = b.land_mask
-            else:
-                m = b.first_conquest_mask
-                if powers & P_SEAFARING:
-                    m |= b.sea_mask
+            # First conquest: border regions (both seas touch the board edge), anywhere for Halflings.
+            # (the water a race may not enter is masked out below).
+            m = b.all_mask if race == HALFLINGS and st.race_status[race] == ACTIVE else b.first_conquest_mask
+            if powers & P_SEAFARING:
+                m |= b.sea_mask
         if powers & P_FLYING:
             m |= b.land_mask
         m &= self.seafaring_ok if powers & P_SEAFARING else self.land
@@ -410,7 +441,7 @@ class Game:
                 out.append(A.ABANDON + low.bit_length() - 1)
                 h ^= low
         powers = st.race_power[race]
-        reach = self._reach(st, race) if (hand > 0 or race == SORCERERS) else 0
+        reach = self._reach(st, race) if hand > 0 else 0
         if hand > 0 and reach:
             disc, giants = self._discounts(st, race)
             costs = []
@@ -832,13 +863,9 @@ class Game:
             return
         powers = st.race_power[race]
         if powers & P_HEROIC:
-            for r in range(self.num_regions):
-                if st.hero[r]:
-                    st.hero[r] = 0
-                    st.immune &= ~(1 << r)
+            st.hero = [0] * self.num_regions
             st.hero_pool = HEROES
-            if st.hole:  # holes and the dragon keep their regions immune
-                self._recompute_immune(st)
+            self._recompute_immune(st)  # holes and the dragon keep their regions immune
         if powers & P_BIVOUACKING:
             for r in range(self.num_regions):
                 st.encamp[r] = 0
@@ -1184,7 +1211,7 @@ class Game:
             errs.append("too many fortresses, holes or heroes")
         if sum(st.encamp) + st.encamp_pool > ENCAMPMENTS:
             errs.append("too many encampments")
-        if sum(st.lair) > 10:
+        if sum(st.lair) > TROLL_LAIRS:
             errs.append("too many troll lairs")
         seen = [r for s in range(self.num_seats) for r in (st.active[s], st.decl[s], st.decl_spirit[s]) if r >= 0]
         inuse = seen + st.col_race + st.race_deck
