@@ -7,49 +7,13 @@ from typing import Callable, TextIO
 
 import numpy as np
 
-from .game import Game, GameConfig, Kind, decode
-from .game.board import TERRAIN_NAMES
-from .game.catalog import OCCUPANT_NAMES, POWERS, RACES
+from .env import agent_names
+from .game import Game, GameConfig, decode
 from .game.errors import ConfigError
+from .record import describe
 
 HELP = ("Type the number in brackets (or the action's text, e.g. 'conquer 12'); "
         "'b' shows the board again, 'q' quits.")
-
-
-def describe(game: Game, st, action: int) -> str:
-    """A human-readable name for an action in the current state."""
-    a = decode(action)
-    k, r = a.kind, a.arg
-    region_kinds = {Kind.ABANDON, Kind.CONQUER, Kind.FINAL, Kind.LIFT, Kind.PLACE, Kind.DRAGON,
-                    Kind.HERO, Kind.ENCAMP, Kind.FORTRESS, Kind.CONVERT}
-    text = str(a)
-    if k in region_kinds and r < game.num_regions:
-        if k == Kind.PLACE and r == game.board.lake:
-            return f"{text}  (the Island)"
-        who = st.occ[r]
-        owner = "empty" if who < 0 else f"{OCCUPANT_NAMES[who]} x{st.tok[r]}"
-        extra = ""
-        if k in (Kind.CONQUER, Kind.FINAL):
-            cost = game.conquest_cost(st, r)
-            extra = f", cost {cost}" + (f" (die needed: {cost - st.hand[st.cur_race]}+)" if k == Kind.FINAL else "")
-        return f"{text}  ({TERRAIN_NAMES[game.board.terrain[r]]}, {owner}{extra})"
-    if k == Kind.PICK and r < len(st.col_race):
-        race, power = st.col_race[r], st.col_power[r]
-        return (f"{text}  ({POWERS[power].name} {RACES[race].name}, pay {r}, "
-                f"collect {st.col_coins[r]})")
-    if k == Kind.NECRO_START and r < len(st.necro_draw):
-        return f"{text}  ({POWERS[st.necro_draw[r]].name})"
-    if k == Kind.BUY_POWER and r < len(st.necro_reserve) and st.necro_reserve[r] >= 0:
-        return f"{text}  ({POWERS[st.necro_reserve[r]].name}, price {game.purchase_price(st)})"
-    if k == Kind.BUY_GHOST:
-        return f"{text}  (price {game.purchase_price(st)})"
-    if k == Kind.DIPLOMAT:
-        return f"{text}  (seat {(st.decider + r) % game.num_seats})"
-    return text
-
-
-def agent_name(game: Game, seat: int) -> str:
-    return "necromancer_0" if seat == game.necro_seat else f"player_{seat}"
 
 
 def parse_choice(text: str, legal: list[int], game: Game, st) -> int | None:

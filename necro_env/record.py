@@ -148,7 +148,8 @@ def describe(game: Game, st: State, action: int) -> str:
     b = game.board
     text = str(decode(action))
     if kind == Kind.PICK and arg < len(st.col_race):
-        text += f" ({RACES[st.col_race[arg]].name} + {POWERS[st.col_power[arg]].name}, {st.col_coins[arg]} coins on it)"
+        text += (f" ({RACES[st.col_race[arg]].name} + {POWERS[st.col_power[arg]].name}, pay {arg}, "
+                 f"{st.col_coins[arg]} coins on it)")
     elif kind in (Kind.ABANDON, Kind.CONQUER, Kind.FINAL, Kind.LIFT, Kind.PLACE, Kind.DRAGON, Kind.HERO,
                   Kind.ENCAMP, Kind.FORTRESS, Kind.CONVERT) and arg < b.num_regions:
         what = TERRAIN_NAMES[b.terrain[arg]]
@@ -157,8 +158,11 @@ def describe(game: Game, st: State, action: int) -> str:
         x = st.occ[arg]
         if x >= 0:
             what += f", {OCCUPANT_NAMES[x]} x{st.tok[arg]}"
-        if kind == Kind.CONQUER and st.phase == Phase.CONQUER:
-            what += f", cost {game.conquest_cost(st, arg)}"
+        if kind in (Kind.CONQUER, Kind.FINAL) and st.phase == Phase.CONQUER:
+            cost = game.conquest_cost(st, arg)
+            what += f", cost {cost}"
+            if kind == Kind.FINAL:
+                what += f", the die must show {cost - st.hand[st.cur_race]}+"
         text += f" ({what})"
     elif kind == Kind.DIPLOMAT:
         text += f" (peace with seat {(st.decider + arg) % game.num_seats})"

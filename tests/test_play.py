@@ -41,7 +41,7 @@ def test_actions_can_be_typed_by_name():
     legal = game.legal_actions(st)
     assert parse_choice("pick 0", legal, game, st) == legal[0]
     assert parse_choice("conquer 3", legal, game, st) is None
-    assert "collect" in describe(game, st, legal[0])
+    assert "pay 0" in describe(game, st, legal[0])
 
 
 def test_quit_and_end_of_input_stop_cleanly():
