@@ -16,6 +16,10 @@ HELP = ("Type the number in brackets (or the action's text, e.g. 'conquer 12'); 
         "'b' shows the board again, 'q' quits.")
 
 
+def agent_name(game: Game, seat: int) -> str:
+    return agent_names(game.config)[seat]
+
+
 def parse_choice(text: str, legal: list[int], game: Game, st) -> int | None:
     """The action a typed line names: a list number, or the action text; None if neither."""
     t = text.strip().lower()
