@@ -30,7 +30,9 @@ hide_coins=False, hide_necro_reserve=True, **game_options)``
   default for 3+ seats), 2-5 for the base game (``necromancer=False``).
 * ``game_options``: any other ``GameConfig`` field (``necromancer``, ``handicap``,
   ``game_turns``, ``victory_check``, ``forced_combos`` ...); unknown names or bad
-  values raise ``ConfigError``.
+  values raise ``ConfigError``. ``skip_forced`` is on by default here: a decision with
+  a single legal action is applied by the engine, so every ``agent_selection`` has a
+  real choice (about a fifth of the engine's decisions in random play are forced).
 * ``reward``: see Rewards; anything else raises ``ConfigError`` (a ``ValueError``).
 * ``illegal_action`` (wrapped env only): ``"terminate"`` (default; like PettingZoo's
   ``TerminateIllegalWrapper``: the offender gets -1, every other agent 0, the game
@@ -171,11 +173,14 @@ class InvalidActionError(IllegalActionError):
 
 
 def make_config(players: int = 4, **game_options: Any) -> GameConfig:
-    """``GameConfig(players=players, **game_options)``; unknown option names raise ``ConfigError``."""
+    """``GameConfig(players=players, **game_options)``; unknown option names raise ``ConfigError``.
+
+    The env turns ``skip_forced`` on unless told otherwise: a decision with a single legal
+    action is applied by the engine, so ``agent_selection`` always has a real choice."""
     unknown = sorted(set(game_options) - set(_CONFIG_FIELDS))
     if unknown:
         raise ConfigError(f"unknown game options {unknown}; allowed: {sorted(set(_CONFIG_FIELDS) - {'players'})}")
-    return GameConfig(players=players, **game_options)
+    return GameConfig(players=players, **{"skip_forced": True, **game_options})
 
 
 def agent_names(config: GameConfig) -> list[str]:

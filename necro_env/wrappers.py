@@ -72,7 +72,7 @@ class SingleSeatEnv(gym.Env):
             raise ValueError(f"learner must be 'necromancer' or 'player', got {learner!r}")
         if illegal not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal must be one of {ILLEGAL_ACTION_MODES}, got {illegal!r}")
-        self.config = GameConfig(players=players, **game_options)
+        self.config = GameConfig(players=players, **{"skip_forced": True, **game_options})
         if learner == "necromancer" and not self.config.necromancer:
             raise ValueError("learner='necromancer' needs a Necromancer game (3-6 seats, necromancer=True)")
         self.game = Game(self.config)

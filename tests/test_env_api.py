@@ -456,3 +456,25 @@ def test_deepcopy_copies_the_game_in_progress() -> None:
     assert len(env.unwrapped.record()["actions"]) == 25  # the original is untouched
     play_out(env, np.random.default_rng(5))
     assert env.unwrapped.record() == twin.unwrapped.record()
+
+
+@pytest.mark.parametrize("players,necro", [(2, False), (5, True)])
+def test_agent_selection_always_has_a_real_choice(players, necro):
+    """DESIGN §2: the env applies single-option decisions itself (skip_forced on by default),
+    so every live agent_selection has at least two legal actions; records still replay exactly."""
+    env = necro_env.env(players=players, necromancer=necro)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        assert len(legal) >= 2
+        env.step(int(rng.choice(legal)))
+    rec = env.unwrapped.record()
+    assert rec["config"]["skip_forced"] is True
+    again = necro_env.replay(rec)
+    assert again.game_state.to_dict() == env.unwrapped.game_state.to_dict()
+    assert necro_env.env(players=3, skip_forced=False).unwrapped.config.skip_forced is False

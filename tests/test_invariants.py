@@ -310,3 +310,31 @@ def test_necromancer_sweep(players: int) -> None:
         if i % 5 == 0:
             again = play(g, seed, mask_every_turn=False)
             assert again.actions == rec.actions and again.final == rec.final
+
+
+@pytest.mark.parametrize("players,necro", [(2, False), (4, False), (3, True), (6, True)])
+def test_skip_forced_leaves_only_real_decisions_and_the_same_game(players, necro):
+    """GameConfig.skip_forced (DESIGN §2: no pass actions): every decision left to an agent has
+    2+ legal actions, and the game is the one played step by step when the same choices are made
+    at every real decision (the engine only presses the buttons that had to be pressed)."""
+    import random
+
+    plain = Game(GameConfig(players=players, necromancer=necro))
+    skip = Game(GameConfig(players=players, necromancer=necro, skip_forced=True))
+    for seed in range(40):
+        a, b = plain.new_state(seed), skip.new_state(seed)
+        rnd = random.Random(seed)
+        while not b.over:
+            la = skip.legal_actions(b)
+            assert len(la) >= 2
+            choice = la[rnd.randrange(len(la))]
+            while len(plain.legal_actions(a)) == 1:
+                plain.apply(a, plain.legal_actions(a)[0])
+            assert plain.legal_actions(a) == la
+            plain.apply(a, choice)
+            skip.apply(b, choice)
+        while not a.over:
+            plain.apply(a, plain.legal_actions(a)[0])
+        da, db = a.to_dict(), b.to_dict()
+        assert db.pop("forced") > 0 and da.pop("forced") == 0
+        assert da == db

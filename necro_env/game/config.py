@@ -35,6 +35,10 @@ class GameConfig:
     forced_combos: ``(race, power)`` name pairs put on top of the decks, in order, so
         they form the first combos of the column (tests and experiments).
     necromancer_powers: names of the 6 powers the Necromancer draws (tests); ``None`` = random.
+    skip_forced: when a decision has a single legal action, the engine applies it itself
+        (so every decision left to an agent is a real choice; DESIGN.md §2). Off by default
+        in the engine so rule tests can step through every phase; on by default in the env
+        and the single-seat view. Reward-neutral: it changes who presses the button, not the game.
     """
 
     players: int = 4
@@ -49,6 +53,7 @@ class GameConfig:
     conversion_to_well: bool = True
     forced_combos: tuple[tuple[str, str], ...] = ()
     necromancer_powers: tuple[str, ...] | None = None
+    skip_forced: bool = False
 
     def __post_init__(self) -> None:
         def need(cond: bool, msg: str) -> None:
@@ -75,7 +80,8 @@ class GameConfig:
         need(self.handicap == 0 or self.necromancer, "handicap removes the Necromancer's Ghosts: it needs necromancer=True")
         need(self.victory_check in VICTORY_CHECKS,
              f"victory_check must be one of {VICTORY_CHECKS}, got {self.victory_check!r}")
-        for name in ("necromancer_starting_coins", "island_redeploy", "necromancer_diplomat", "conversion_to_well"):
+        for name in ("necromancer_starting_coins", "island_redeploy", "necromancer_diplomat", "conversion_to_well",
+                     "skip_forced"):
             need(isinstance(getattr(self, name), bool), f"{name} must be a bool, got {getattr(self, name)!r}")
         try:
             combos = tuple(tuple(c) for c in self.forced_combos)

@@ -90,6 +90,7 @@ class Game:
         self.necromancer = bool(config.necromancer)
         self.necro_seat = config.players - 1 if self.necromancer else -1
         self.game_turns = config.game_turns or b.game_turns
+        self.skip_forced = config.skip_forced
         self.num_regions = b.num_regions
         self.nbr = b.nbr_mask
         self.mountain = [1 if t == MOUNTAIN else 0 for t in b.terrain]
@@ -195,6 +196,7 @@ class Game:
         st.necro_won = 0
         st.winners = []
         st.decisions = 0
+        st.forced = 0
         st._legal = None
         self._refill_column(st)
         if self.necromancer:
@@ -212,6 +214,10 @@ class Game:
             st.turn_seat = 0
         else:
             self._begin_turn(st, 0)
+        if self.skip_forced:
+            while not st.over and len(self.legal_actions(st)) == 1:
+                st.forced += 1
+                self._do(st, self.legal_actions(st)[0])
         return st
 
     # ------------------------------------------------------------------ queries
@@ -531,6 +537,18 @@ class Game:
         legal = self.legal_actions(st)
         if action not in legal or not isinstance(action, (int, np.integer)) or isinstance(action, bool):
             self._raise_illegal(st, action)  # floats and bools are never actions, even if == a legal index
+        self._do(st, int(action))
+        if self.skip_forced:
+            # GameConfig.skip_forced: a decision with a single legal action is no decision.
+            while not st.over:
+                la = self.legal_actions(st)
+                if len(la) != 1:
+                    break
+                st.forced += 1
+                self._do(st, la[0])
+
+    def _do(self, st: State, action: int) -> None:
+        """Carry out a legal action (no check)."""
         kind, arg = A._DECODE[action]
         st._legal = None
         st.decisions += 1

@@ -58,7 +58,8 @@ Necromancer
     bought_ghosts, bought_powers   purchase counters
     ghost_curve       Ghosts in play (regions + Island) after each round
 End
-    over, necro_won (0/1), winners (seats), decisions (actions applied so far)
+    over, necro_won (0/1), winners (seats), decisions (actions applied so far, forced ones
+    included), forced (actions the engine applied itself because they were the only legal one)
     rng               the generator's state (see ``rng.py``)
 """
 from __future__ import annotations
@@ -97,7 +98,7 @@ INT_FIELDS = (
     "started", "picked", "placed", "dragon_used", "fort_used", "berserk",
     "converted", "attacked", "nonempty", "hold", "defend_race", "last_die",
     "island", "ghosts_removed", "souls", "bought_ghosts", "bought_powers",
-    "over", "necro_won", "decisions", "rng",
+    "over", "necro_won", "decisions", "forced", "rng",
 )
 ALL_FIELDS = LIST_FIELDS + INT_FIELDS
 
