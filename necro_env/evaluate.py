@@ -198,7 +198,7 @@ def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: An
     every player seat plays ``players_spec``; base-game default: ``random``). ``config``:
     extra ``GameConfig`` options. Raises ``ConfigError`` on bad arguments.
     """
-    from .agents.registry import make_policy
+    from .agents.registry import check_policy
     from .game import GameConfig
     from .game.errors import ConfigError
 
@@ -221,8 +221,8 @@ def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: An
         specs["players"] = (players_spec, "player")
     if necromancer:
         specs["necromancer"] = (necromancer_spec, "necromancer")
-    for label, (spec, role) in specs.items():  # fail early, in this process, on a bad spec
-        make_policy(spec, role)
+    for label, (spec, role) in specs.items():  # fail early, in this process, without loading anything
+        check_policy(spec, role)
 
     tasks = []
     for i in range(games):

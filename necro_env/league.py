@@ -183,14 +183,14 @@ def rate(records: list[dict[str, Any]], names: list[str], necro_seat: int) -> di
 
 def run_league(cfg: LeagueConfig, progress: bool = False) -> dict[str, Any]:
     """Play the league and return its summary (the JSON of ``necro-env league``)."""
-    from .agents.registry import make_policy
+    from .agents.registry import check_policy
     from .evaluate import run_games
     from .game import GameConfig
 
     game_cfg = GameConfig(players=cfg.players, necromancer=cfg.necromancer, handicap=cfg.handicap, **cfg.extra)
     specs = {e.name: (e.spec, e.role) for e in cfg.policies}
     for e in cfg.policies:
-        make_policy(e.spec, e.role)  # fail early on a bad spec
+        check_policy(e.spec, e.role)  # fail early on a bad spec, without loading it
     tasks = schedule(cfg, game_cfg)
     t0 = time.perf_counter()
     records = run_games(game_cfg.to_dict(), specs, tasks, workers=cfg.workers, progress=progress,

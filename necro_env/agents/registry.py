@@ -62,26 +62,36 @@ def loader_suffixes() -> list[str]:
     return sorted(_LOADERS)
 
 
-def make_policy(spec: Any, role: str = "player") -> Policy:
-    """A policy for ``role`` from ``spec`` (see the module docstring); ``ConfigError`` if unknown."""
+def _resolve(spec: Any, role: str) -> Callable[[], Policy]:
+    """How ``spec`` would be built for ``role`` (nothing is loaded yet); ``ConfigError`` if unknown."""
     if role not in ROLES:
         raise ConfigError(f"role must be one of {ROLES}, got {role!r}")
     if not isinstance(spec, str):
         if callable(getattr(spec, "act", None)):
-            return spec
+            return lambda: spec
         raise ConfigError(f"a policy spec must be a name, a file path or a policy object, got {spec!r}")
     key = spec.strip().lower()
     if key in _POLICIES:
-        return _POLICIES[key](role)
+        return lambda: _POLICIES[key](role)
     if os.path.isfile(spec):
         suffix = os.path.splitext(spec)[1].lower()
         loader = _LOADERS.get(suffix)
         if loader is None:
             raise ConfigError(f"no loader for {suffix or 'files without a suffix'} ({spec}); "
                               f"loaders exist for: {', '.join(loader_suffixes()) or 'none'}")
-        return loader(spec, role)
+        return lambda: loader(spec, role)
     raise ConfigError(f"unknown policy {spec!r}: not a registered name ({', '.join(policy_names())}) "
                       f"nor an existing file")
+
+
+def check_policy(spec: Any, role: str = "player") -> None:
+    """Raise ``ConfigError`` if ``make_policy(spec, role)`` cannot work, without building (or loading) it."""
+    _resolve(spec, role)
+
+
+def make_policy(spec: Any, role: str = "player") -> Policy:
+    """A policy for ``role`` from ``spec`` (see the module docstring); ``ConfigError`` if unknown."""
+    return _resolve(spec, role)()
 
 
 # ---------------------------------------------------------------------------------- built-ins
