@@ -105,6 +105,7 @@ import numpy as np
 
 from .game import Game, Phase, State
 from .game.board import MAX_REGIONS
+from .game.engine import bits as _bits
 from .game.catalog import (
     GHOST, NUM_OCCUPANTS, NUM_POWERS, NUM_RACES, tokens_at_pickup,
 )
@@ -286,13 +287,6 @@ _SC_COINS = 1 / 50
 _SC_HAND = 1 / 20
 _SC_REG = 1 / 16
 _SC_GHOST = 1 / 14
-
-
-def _bits(m: int):
-    while m:
-        low = m & -m
-        yield low.bit_length() - 1
-        m ^= low
 
 
 def _changed(new: list, old: list) -> list[int]:

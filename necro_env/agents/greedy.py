@@ -77,6 +77,7 @@ from necro_env.game.catalog import (
     P_MERCHANT, P_PILLAGING,
     tokens_at_pickup,
 )
+from necro_env.game.engine import bits as _bits
 from necro_env.game.state import ACTIVE, GHOSTLY, Phase
 
 from .base import BasePolicy, View, pick_best
@@ -109,13 +110,6 @@ POWER_BONUS = {
 }
 TOKEN_WEIGHT = 0.45        # coins a turn one token is worth (about 0.45 regions)
 WEALTHY_COINS = 7
-
-
-def _bits(m: int):
-    while m:
-        low = m & -m
-        yield low.bit_length() - 1
-        m ^= low
 
 
 class _Tables:

@@ -67,8 +67,8 @@ _NECRO_START = int(Phase.NECRO_START)
 _OVER = int(Phase.OVER)
 
 
-def _bits(m: int) -> Iterable[int]:
-    """Indices of the set bits of ``m``, lowest first."""
+def bits(m: int) -> Iterable[int]:
+    """Indices of the set bits of ``m`` (a region bitset), lowest first."""
     while m:
         low = m & -m
         yield low.bit_length() - 1
@@ -248,7 +248,7 @@ class Game:
 
     def ghosts_in_play(self, st: State) -> int:
         """Ghost tokens on regions and on the Island (the price term of rule 11)."""
-        return st.island + sum(st.tok[r] for r in _bits(st.regions[GHOST]))
+        return st.island + sum(st.tok[r] for r in bits(st.regions[GHOST]))
 
     def purchase_price(self, st: State) -> int:
         """Rule 11 / A5: powers in use + Ghosts on the map (Island included)."""
@@ -259,7 +259,7 @@ class Game:
         total = 0
         for x in (st.active[seat], st.decl[seat], st.decl_spirit[seat]):
             if x >= 0:
-                total += sum(st.tok[r] for r in _bits(st.regions[x]))
+                total += sum(st.tok[r] for r in bits(st.regions[x]))
         return total
 
     def _standing_keys(self, st: State) -> list[tuple]:
@@ -326,13 +326,13 @@ class Game:
             ms = []
             if active and race < NUM_RACES and self.race_discount[race]:
                 ms.append(self.race_discount[race])
-            for p in _bits(powers):
+            for p in bits(powers):
                 if self.power_discount[p]:
                     ms.append(self.power_discount[p])
             disc = self._disc_cache[key] = tuple(ms)
         giants = 0
         if race == GIANTS and active:
-            for r in _bits(st.regions[race] & self.board.mountain_mask):
+            for r in bits(st.regions[race] & self.board.mountain_mask):
                 giants |= self.nbr[r]
         return disc, giants
 
@@ -397,9 +397,9 @@ class Game:
             race = st.defend_race
             out = []
             if st.hand[race] > 0:
-                out.extend(A.PLACE + r for r in _bits(st.regions[race]))
+                out.extend(A.PLACE + r for r in bits(st.regions[race]))
             elif st.encamp_pool > 0:
-                out.extend(A.ENCAMP + r for r in _bits(st.regions[race]))
+                out.extend(A.ENCAMP + r for r in bits(st.regions[race]))
             return out
         if ph == _BERSERK:
             race = st.cur_race
@@ -407,7 +407,7 @@ class Game:
             disc, giants = self._discounts(st, race)
             roll = st.berserk
             out = []
-            for r in _bits(self._reach(st, race)):
+            for r in bits(self._reach(st, race)):
                 c = self._cost(st, r, disc, giants) - roll
                 if (c if c > 1 else 1) <= hand:
                     out.append(A.CONQUER + r)
@@ -452,7 +452,7 @@ class Game:
             disc, giants = self._discounts(st, race)
             costs = []
             any_ok = False
-            for r in _bits(reach):
+            for r in bits(reach):
                 c = self._cost(st, r, disc, giants)
                 costs.append((r, c))
                 if c <= hand:
@@ -475,7 +475,7 @@ class Game:
         """Sorcerers: lone active enemy tokens next to a Sorcerer region (RULES §2.1)."""
         held = st.regions[SORCERERS]
         adj = 0
-        for r in _bits(held):
+        for r in bits(held):
             adj |= self.nbr[r]
         powers = st.race_power[SORCERERS]
         adj &= self.seafaring_ok if powers & P_SEAFARING else self.land
@@ -483,7 +483,7 @@ class Game:
         if any(t >= 0 for t in st.pact):
             adj &= ~self._protected(st, SORCERERS)
         out = []
-        for r in _bits(adj):
+        for r in bits(adj):
             x = st.occ[r]
             if x < 0 or x >= NUM_RACES or st.tok[r] != 1 or st.encamp[r]:
                 continue
@@ -500,7 +500,7 @@ class Game:
         held = st.regions[race]
         hand = st.hand[race]
         out: list[int] = []
-        regions = list(_bits(held))
+        regions = list(bits(held))
         if not st.placed:
             out.extend(A.LIFT + r for r in regions if st.tok[r] >= 2)
         if hand > st.hold:
@@ -690,7 +690,7 @@ class Game:
         if not st.picked:
             tok = st.tok
             extra_total = 0
-            for r in _bits(st.regions[race]):
+            for r in bits(st.regions[race]):
                 e = tok[r] - 1
                 if e > 0:
                     tok[r] = 1
@@ -889,7 +889,7 @@ class Game:
                 st.encamp[r] = 0
             st.encamp_pool = ENCAMPMENTS
         if race == AMAZONS and st.race_status[race] == ACTIVE:
-            total = st.hand[race] + sum(st.tok[r] for r in _bits(held))
+            total = st.hand[race] + sum(st.tok[r] for r in bits(held))
             st.hold = max(0, min(4, total - held.bit_count()))
 
     def _place(self, st: State, r: int) -> None:
@@ -942,11 +942,11 @@ class Game:
         if a >= 0:
             held = st.regions[a]
             ctx = ScoreContext(self.board, held, st.nonempty,
-                               sum(st.fort[r] for r in _bits(held)))
+                               sum(st.fort[r] for r in bits(held)))
             if a < NUM_RACES and RACES[a].score is not None and st.race_status[a] == ACTIVE:
                 gain += RACES[a].score(ctx)
             powers = st.race_power[a]
-            for p in _bits(powers):
+            for p in bits(powers):
                 if POWERS[p].score is not None:
                     gain += POWERS[p].score(ctx)
             if powers & P_WEALTHY and not (st.wealthy_paid >> a) & 1:
@@ -993,13 +993,13 @@ class Game:
             st.amazon_held = 0
         if a == GHOULS:
             # Ghouls keep every token on the map; tokens still in hand go back onto the regions.
-            regs = list(_bits(st.regions[a]))
+            regs = list(bits(st.regions[a]))
             if regs and surplus:
                 for i in range(surplus):
                     st.tok[regs[i % len(regs)]] += 1
                 surplus = 0
         else:
-            for r in _bits(st.regions[a]):
+            for r in bits(st.regions[a]):
                 if st.tok[r] > 1:
                     surplus += st.tok[r] - 1
                     st.tok[r] = 1
@@ -1008,7 +1008,7 @@ class Game:
         else:
             st.tray[a] += surplus
         # Pieces tied to the active race or its power go (lairs and fortresses stay).
-        for r in _bits(st.regions[a]):
+        for r in bits(st.regions[a]):
             st.hole[r] = 0
             st.hero[r] = 0
             st.encamp[r] = 0
@@ -1023,7 +1023,7 @@ class Game:
             for r in range(self.num_regions):
                 st.encamp[r] = 0
             st.encamp_pool = 0
-        for p in _bits(powers):
+        for p in bits(powers):
             st.power_discard.append(p)
         st.race_power[a] = 0
         st.race_status[a] = DECLINED
@@ -1034,7 +1034,7 @@ class Game:
 
     def _wipe(self, st: State, x: int) -> None:
         """Remove an in-decline race from the map to the tray (a newer decline; A21/A22)."""
-        for r in _bits(st.regions[x]):
+        for r in bits(st.regions[x]):
             st.tray[x] += st.tok[r]
             st.occ[r] = -1
             st.tok[r] = 0
