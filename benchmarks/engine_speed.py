@@ -30,12 +30,11 @@ import time
 import numpy as np
 
 from necro_env.game import NUM_ACTIONS, Game, GameConfig
+from necro_env.simulate import random_draws
 
 CONFIGS = [(2, False), (3, False), (4, False), (5, False), (3, True), (4, True), (5, True), (6, True)]
 TARGET_DPS = 30_000
 TARGET_STARTUP_S = 1.0
-_BATCH = 1024
-_DRAW_LIMIT = 1 << 62
 
 _STARTUP_SNIPPET = """
 import time
@@ -49,11 +48,6 @@ print(t1 - t0, t2 - t1)
 """
 
 
-def _draws(rng: np.random.Generator) -> list[int]:
-    d = rng.integers(0, _DRAW_LIMIT, size=_BATCH).tolist()
-    d.reverse()
-    return d
-
 
 def run_mask(game: Game, games: int, seed: int) -> tuple[int, float]:
     """Random play choosing among the nonzeros of the legal mask; (decisions, seconds)."""
@@ -63,11 +57,11 @@ def run_mask(game: Game, games: int, seed: int) -> tuple[int, float]:
     for i in range(games):
         rng = np.random.default_rng([seed, i])
         st = game.new_state(int(rng.integers(0, 1 << 63)))
-        draws = _draws(rng)
+        draws = random_draws(rng)
         t0 = time.perf_counter()
         while not st.over:
             if not draws:
-                draws = _draws(rng)
+                draws = random_draws(rng)
             nz = flatnonzero(mask_of(st, buf))
             apply(st, int(nz[draws.pop() % len(nz)]))
         elapsed += time.perf_counter() - t0
@@ -82,11 +76,11 @@ def run_list(game: Game, games: int, seed: int) -> tuple[int, float]:
     for i in range(games):
         rng = np.random.default_rng([seed, i])
         st = game.new_state(int(rng.integers(0, 1 << 63)))
-        draws = _draws(rng)
+        draws = random_draws(rng)
         t0 = time.perf_counter()
         while not st.over:
             if not draws:
-                draws = _draws(rng)
+                draws = random_draws(rng)
             la = legal(st)
             apply(st, la[draws.pop() % len(la)])
         elapsed += time.perf_counter() - t0

@@ -32,22 +32,16 @@ from typing import Callable
 
 import numpy as np
 
+from necro_env.simulate import random_draws
+
 TARGET_RATIO = 2.0
-_BATCH = 1024
-_DRAW_LIMIT = 1 << 62
-
-
-def _draws(rng: np.random.Generator) -> list[int]:
-    d = rng.integers(0, _DRAW_LIMIT, size=_BATCH).tolist()
-    d.reverse()
-    return d
 
 
 def run(env, decisions: int, seed: int, clock: Callable[[], float] = time.process_time
         ) -> tuple[int, float, int]:
     """Play whole random games until ``decisions`` decisions; (decisions, seconds of ``clock``, games)."""
     rng = np.random.default_rng(seed)
-    draws = _draws(rng)
+    draws = random_draws(rng)
     flatnonzero = np.flatnonzero
     done_decisions = games = 0
     t0 = clock()
@@ -60,7 +54,7 @@ def run(env, decisions: int, seed: int, clock: Callable[[], float] = time.proces
                 action = None
             else:
                 if not draws:
-                    draws = _draws(rng)
+                    draws = random_draws(rng)
                 nz = flatnonzero(obs["action_mask"])
                 action = int(nz[draws.pop() % len(nz)])
                 done_decisions += 1

@@ -14,6 +14,13 @@ _BATCH = 1024  # random draws fetched from the generator at a time
 _DRAW_LIMIT = 1 << 62  # draws are reduced modulo <= 509 actions: bias below 1e-16
 
 
+def random_draws(rng: np.random.Generator) -> list[int]:
+    """A batch of raw draws, used from the end (``pop()``); reduce each modulo the choice count."""
+    d = rng.integers(0, _DRAW_LIMIT, size=_BATCH).tolist()
+    d.reverse()
+    return d
+
+
 def play_random_game(game, rng: np.random.Generator):
     """One game to the end with uniformly random legal actions; returns the final ``State``.
 
@@ -25,8 +32,7 @@ def play_random_game(game, rng: np.random.Generator):
     draws: list[int] = []
     while not st.over:
         if not draws:
-            draws = rng.integers(0, _DRAW_LIMIT, size=_BATCH).tolist()
-            draws.reverse()
+            draws = random_draws(rng)
         la = legal_actions(st)
         apply(st, la[draws.pop() % len(la)])
     return st
