@@ -268,3 +268,11 @@ def test_killed_run_resumes_exactly(tmp_path):
     a, b = _params(straight / "final.zip"), _params(ckpt_dir.parent / "final.zip")
     for k in a:
         assert torch.equal(a[k], b[k]), k
+
+
+def test_game_options_are_checked_when_the_config_loads():
+    with pytest.raises(TrainConfigError, match="game_options"):
+        config_from_dict({"name": "x", "game_options": {"handicp": 1}})
+    with pytest.raises(TrainConfigError, match="handicap"):
+        config_from_dict({"name": "x", "game_options": {"handicap": 5}})
+    assert config_from_dict({"name": "x", "game_options": {"handicap": 1}}).game_options == {"handicap": 1}

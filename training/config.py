@@ -11,6 +11,8 @@ from typing import Any
 
 import yaml
 
+from necro_env.game import ConfigError, GameConfig
+
 
 class TrainConfigError(ValueError):
     """A training config has an unknown key or a value out of range."""
@@ -95,10 +97,6 @@ class TrainConfig:
         need(self.learner in ("necromancer", "player"), f"learner must be 'necromancer' or 'player', got {self.learner!r}")
         if self.learner == "necromancer":
             need(self.necromancer, "learner 'necromancer' needs necromancer: true")
-        if self.necromancer:
-            need(3 <= self.players <= 6, f"players must be 3-6 with the Necromancer, got {self.players}")
-        else:
-            need(2 <= self.players <= 5, f"players must be 2-5 without the Necromancer, got {self.players}")
         need(self.reward in ("win", "rank", "coins"), f"reward must be win, rank or coins, got {self.reward!r}")
         need(isinstance(self.shaping, (int, float)) and self.shaping >= 0, f"shaping must be >= 0, got {self.shaping!r}")
         need(self.vec_env in ("dummy", "subproc"), f"vec_env must be 'dummy' or 'subproc', got {self.vec_env!r}")
@@ -114,6 +112,12 @@ class TrainConfig:
         need(0 < self.gamma <= 1 and 0 < self.gae_lambda <= 1, "gamma and gae_lambda must be in (0, 1]")
         need(self.ent_coef >= 0 and 0 < self.clip_range < 1, "ent_coef must be >= 0 and clip_range in (0, 1)")
         need(isinstance(self.game_options, dict), "game_options must be a mapping")
+        reserved = {"players", "necromancer"} & set(self.game_options)
+        need(not reserved, f"game_options may not set {sorted(reserved)}: use the top-level keys")
+        try:  # the game itself checks the seats and every game option, at load time
+            GameConfig(players=self.players, necromancer=self.necromancer, **self.game_options)
+        except (ConfigError, TypeError) as e:
+            raise TrainConfigError(f"game_options: {e}") from None
         if self.selfplay is not None:
             sp = self.selfplay
             need(sp.snapshot_every >= 1 and sp.pool_size >= 1 and 0 <= sp.p_snapshot <= 1,
