@@ -1,9 +1,9 @@
 """Learning curve of a training run: its periodic evaluations (``eval.csv``) against a scripted reference.
 
-    python training/report.py runs/necromancer_3p__s0 [--reference heuristic] [--games 400]
+    python training/report.py runs/necromancer_3p__s0 [--reference heuristic --reference random] [--games 400]
 
 Prints a table (steps, win rate, 95% interval) and writes ``learning_curve.png`` in the run
-directory: the learner's win rate over training steps with its intervals, and the reference
+directory: the learner's win rate over training steps with its intervals, and each reference
 policy's win rate (same role, same players, evaluated with ``necro_env.evaluate``) as a band.
 """
 from __future__ import annotations
@@ -29,7 +29,8 @@ def read_eval(run_dir: Path) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("run_dir")
-    p.add_argument("--reference", default="heuristic", help="policy spec of the reference (same role as the learner)")
+    p.add_argument("--reference", action="append", default=None,
+                   help="policy spec of a reference in the learner's role (repeatable; default: heuristic and random)")
     p.add_argument("--games", type=int, default=400, help="games for the reference's win rate")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--workers", type=int, default=1)
@@ -42,23 +43,26 @@ def main(argv: list[str] | None = None) -> int:
     rows = read_eval(run_dir)
     from necro_env.evaluate import evaluate
 
-    if cfg.learner == "necromancer":
-        ref = evaluate(cfg.players, necromancer_spec=args.reference, players_spec=cfg.eval_opponents or cfg.opponents,
-                       games=args.games, seed=args.seed, workers=args.workers,
-                       config=dict(cfg.game_options) or None)["necromancer"]
-    else:
-        ref = next(g for g in evaluate(cfg.players, necromancer_spec=cfg.necromancer_opponent,
-                                       players_spec=args.reference, opponents_spec=cfg.eval_opponents or cfg.opponents,
-                                       necromancer=cfg.necromancer, games=args.games, seed=args.seed,
-                                       workers=args.workers, config=dict(cfg.game_options) or None)["policies"]
-                   if g["group"] == "test")
+    refs = {}
+    for spec in args.reference or ["heuristic", "random"]:
+        if cfg.learner == "necromancer":
+            refs[spec] = evaluate(cfg.players, necromancer_spec=spec, players_spec=cfg.eval_opponents or cfg.opponents,
+                                  games=args.games, seed=args.seed, workers=args.workers,
+                                  config=dict(cfg.game_options) or None)["necromancer"]
+        else:
+            refs[spec] = next(g for g in evaluate(cfg.players, necromancer_spec=cfg.necromancer_opponent,
+                                                  players_spec=spec, opponents_spec=cfg.eval_opponents or cfg.opponents,
+                                                  necromancer=cfg.necromancer, games=args.games, seed=args.seed,
+                                                  workers=args.workers, config=dict(cfg.game_options) or None)["policies"]
+                              if g["group"] == "test")
     print(f"{cfg.name}: the {cfg.learner} against '{cfg.eval_opponents or cfg.opponents}' players, "
           f"{int(rows[-1]['games']) if rows else 0} games per evaluation")
     print(f"{'steps':>9}  {'win rate':>8}  95% interval")
     for r in rows:
         print(f"{int(r['steps']):>9}  {r['win_rate']:>8.3f}  [{r['lo']:.3f}, {r['hi']:.3f}]")
-    lo, hi = ref["ci95"]
-    print(f"{'reference':>9}  {ref['win_rate']:>8.3f}  [{lo:.3f}, {hi:.3f}]  ({args.reference}, {args.games} games)")
+    for spec, ref in refs.items():
+        lo, hi = ref["ci95"]
+        print(f"{spec:>9}  {ref['win_rate']:>8.3f}  [{lo:.3f}, {hi:.3f}]  (reference, {args.games} games)")
 
     import matplotlib
 
@@ -67,8 +71,10 @@ def main(argv: list[str] | None = None) -> int:
 
     steps = [r["steps"] for r in rows]
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.fill_between([0, max(steps or [1])], lo, hi, color="#4c72b0", alpha=0.2)
-    ax.axhline(ref["win_rate"], color="#4c72b0", label=f"{args.reference} (95% interval)")
+    for (spec, ref), color in zip(refs.items(), ("#4c72b0", "#8c8c8c", "#55a868", "#8172b2")):
+        lo, hi = ref["ci95"]
+        ax.fill_between([0, max(steps or [1])], lo, hi, color=color, alpha=0.2)
+        ax.axhline(ref["win_rate"], color=color, label=f"{spec} (95% interval)")
     ax.errorbar(steps, [r["win_rate"] for r in rows],
                 yerr=[[r["win_rate"] - r["lo"] for r in rows], [r["hi"] - r["win_rate"] for r in rows]],
                 marker="o", capsize=4, color="#c44e52", label=f"trained {cfg.learner} (95% interval)")
@@ -85,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"plot: {png}")
     if args.json:
         print(json.dumps({"run": str(run_dir), "evaluations": rows,
-                          "reference": {"spec": args.reference, "win_rate": ref["win_rate"], "ci95": [lo, hi]},
+                          "references": {k: {"win_rate": v["win_rate"], "ci95": v["ci95"]} for k, v in refs.items()},
                           "plot": str(png)}))
     return 0
 
