@@ -70,6 +70,9 @@ def _candidates(base: bool) -> list[tuple[str, Callable, int]]:
     out: list[tuple[str, Callable, int]] = []
     for p in (3, 4, 5, 6):
         out.append((f"necro_env {p} seats", lambda p=p: necro_env.env(players=p), 1))
+    # The env's default applies single-option decisions itself (skip_forced): each agent decision
+    # then carries ~1.27 engine actions. This row times one engine action per agent step.
+    out.append(("necro_env 6, all steps", lambda: necro_env.env(players=6, skip_forced=False), 1))
     if base:
         for p in (2, 3, 4, 5):
             out.append((f"necro_env base {p}p", lambda p=p: necro_env.env(players=p, necromancer=False), 1))

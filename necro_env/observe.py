@@ -246,11 +246,15 @@ _DEFEND = int(Phase.DEFEND)
 
 
 _N = {name: OFFSETS[f"necro.{name}"][0] for name, _ in _NECRO_FEATURES}
-_NECRO_SCALARS = tuple(_N[k] - OFFSETS["necro"][0] for k in (
-    "reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
-    "bought_ghosts", "bought_powers", "ghosts_removed", "reserve_powers_left"))
 _N_POWERS, _N_RESERVE, _N_DRAWN = (_N[k] - OFFSETS["necro"][0]
                                    for k in ("powers_in_use", "reserve_powers", "drawn_powers"))
+# The scalars sit in one contiguous run, in this order: one slice write updates them all.
+_N_SCALAR_ORDER = ("reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
+                   "bought_ghosts", "bought_powers", "reserve_powers_left", "ghosts_removed")
+_N_SCALAR0 = _N[_N_SCALAR_ORDER[0]]
+assert [_N[k] for k in _N_SCALAR_ORDER] == list(range(_N_SCALAR0, _N_SCALAR0 + len(_N_SCALAR_ORDER)))
+_N_BADGES0 = _N["powers_in_use"]
+_N_BADGES1 = _N["drawn_powers"] + DRAW_SLOTS * NUM_POWERS
 _G = {name: OFFSETS[f"glob.{name}"][0] for name, _ in _GLOB_FEATURES}
 # The canonical vector (see ``Observer``) = the observation layout in absolute seat
 # order + a constant 0, a constant 1 and the one-hot of a seat deciding outside its turn.
@@ -347,7 +351,6 @@ class Observer:
             seat_t[self.necro_seat, 1] = 1
         self._template = t
         self._glob_list = t[_GLOB0:].tolist()
-        self._necro_list = t[_NECRO0:_GLOB0].tolist()
         self._pickup = [[tokens_at_pickup(r, p) * _SC_HAND for p in range(NUM_POWERS)] for r in range(NUM_RACES)]
         self._perm = [self._index(v) for v in range(n)]
         self._reset_canon()
@@ -628,13 +631,15 @@ class Observer:
             held = regions[GHOST]
             key = (tray[GHOST], st.island, st.souls, held, rp[GHOST], st.bought_ghosts, st.bought_powers,
                    st.ghosts_removed)
-            if key != self._necro_key or (tok_bits & held) or st.well != self._well \
-                    or st.necro_reserve != self._reserve or st.necro_draw != self._draw:
-                self._write_necro(st)
+            badges = (self._necro_key is None or rp[GHOST] != self._necro_key[4]
+                      or st.necro_reserve != self._reserve or st.necro_draw != self._draw)
+            if badges or key != self._necro_key or (tok_bits & held) or st.well != self._well:
+                self._write_necro(st, badges)
                 self._necro_key = key
                 self._well = st.well[:]
-                self._reserve = st.necro_reserve[:]
-                self._draw = st.necro_draw[:]
+                if badges:
+                    self._reserve = st.necro_reserve[:]
+                    self._draw = st.necro_draw[:]
 
         # ---- turn, phase and the pending decision: one dense list, one slice write
         g = self._glob_list[:]
@@ -696,27 +701,28 @@ class Observer:
             canon[_GLOB0:] = g
             self._g = g
 
-    def _write_necro(self, st: State) -> None:
-        """Rewrite the necro block (one dense list, one slice write)."""
+    def _write_necro(self, st: State, badges: bool = True) -> None:
+        """Rewrite the necro scalars (one slice write) and, if ``badges``, the power one-hots."""
         well = st.well
         pu = st.race_power[GHOST]
         island = st.island
         in_play = island + sum(st.tok[r] for r in _bits(st.regions[GHOST]))
-        b = self._necro_list[:]
-        for i, x in zip(_NECRO_SCALARS, (
-                st.tray[GHOST] * _SC_GHOST, island * _SC_GHOST, well[GHOST] * _SC_GHOST,
-                (sum(well) - well[GHOST]) * _SC_HAND, st.souls * 0.25, in_play * _SC_GHOST,
-                (pu.bit_count() + in_play) * _SC_HAND, st.bought_ghosts * _SC_GHOST, st.bought_powers * 0.2,
-                st.ghosts_removed * 0.5, sum(1 for p in st.necro_reserve if p >= 0) * 0.2)):
-            b[i] = float(x)
-        for p in _bits(pu):
-            b[_N_POWERS + p] = 1.0
-        for k, p in enumerate(st.necro_reserve):
-            if p >= 0:
-                b[_N_RESERVE + k * NUM_POWERS + p] = 1.0
-        for k, p in enumerate(st.necro_draw):
-            b[_N_DRAWN + k * NUM_POWERS + p] = 1.0
-        self._canon[_NECRO0:_GLOB0] = b
+        canon = self._canon
+        canon[_N_SCALAR0:_N_SCALAR0 + 11] = (
+            st.tray[GHOST] * _SC_GHOST, island * _SC_GHOST, well[GHOST] * _SC_GHOST,
+            (sum(well) - well[GHOST]) * _SC_HAND, st.souls * 0.25, in_play * _SC_GHOST,
+            (pu.bit_count() + in_play) * _SC_HAND, st.bought_ghosts * _SC_GHOST, st.bought_powers * 0.2,
+            sum(1 for p in st.necro_reserve if p >= 0) * 0.2, st.ghosts_removed * 0.5)
+        if badges:
+            blk = canon[_N_BADGES0:_N_BADGES1]
+            blk[:] = 0.0
+            for p in _bits(pu):
+                blk[p] = 1.0
+            for k, p in enumerate(st.necro_reserve):
+                if p >= 0:
+                    blk[_N_RESERVE - _N_POWERS + k * NUM_POWERS + p] = 1.0
+            for k, p in enumerate(st.necro_draw):
+                blk[_N_DRAWN - _N_POWERS + k * NUM_POWERS + p] = 1.0
 
 
 def state_vector(game: Game, st: State) -> np.ndarray:

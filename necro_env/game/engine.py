@@ -67,12 +67,24 @@ _NECRO_START = int(Phase.NECRO_START)
 _OVER = int(Phase.OVER)
 
 
-def bits(m: int) -> Iterable[int]:
-    """Indices of the set bits of ``m`` (a region bitset), lowest first."""
-    while m:
-        low = m & -m
-        yield low.bit_length() - 1
-        m ^= low
+_BITS: dict[int, tuple[int, ...]] = {}
+_BITS_MAX = 1 << 17  # entries kept; region sets repeat a lot within and across games
+
+
+def bits(m: int) -> tuple[int, ...]:
+    """Indices of the set bits of ``m`` (a region bitset), lowest first (memoised: a hot path)."""
+    t = _BITS.get(m)
+    if t is None:
+        out = []
+        x = m
+        while x:
+            low = x & -x
+            out.append(low.bit_length() - 1)
+            x ^= low
+        t = tuple(out)
+        if len(_BITS) < _BITS_MAX:
+            _BITS[m] = t
+    return t
 
 
 class Game:
