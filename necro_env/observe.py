@@ -350,7 +350,6 @@ class Observer:
         if self.necro_seat >= 0:
             seat_t[self.necro_seat, 1] = 1
         self._template = t
-        self._glob_list = t[_GLOB0:].tolist()
         self._pickup = [[tokens_at_pickup(r, p) * _SC_HAND for p in range(NUM_POWERS)] for r in range(NUM_RACES)]
         self._perm = [self._index(v) for v in range(n)]
         self._reset_canon()
@@ -454,12 +453,12 @@ class Observer:
         self._markers: tuple = (None,) * 5
         self._dragon = -2
         self._sig: list = [None] * MAX_SEATS
-        self._seat_src: list | None = None
         self._flags = None
         self._col: tuple = (None, None, None)
         self._necro_key = None
         self._well = self._reserve = self._draw = None
-        self._g: list | None = None
+        self._g: dict = {}
+        self._glob = self._canon[_GLOB0:]
 
     def _codes_for(self, st: State) -> list[int]:
         """Per occupant (index -1 = empty) its row of ``_OWNER_TABLE`` (absolute seats)."""
@@ -535,32 +534,10 @@ class Observer:
                 rd[st.dragon, 16] = 1.0
             self._dragon = st.dragon
 
-        # ---- seats: find the seats whose inputs changed, rewrite their rows
+        # ---- seats: a signature per seat; rewrite the rows whose signature changed
         coins, active, decl, decl_spirit, pact = st.coins, st.active, st.decl, st.decl_spirit, st.pact
         regions, hand, tray, rp = st.regions, st.hand, st.tray, st.race_power
-        cur = (hand, regions, tray, rp, coins, active, decl, decl_spirit, pact)
-        src = self._seat_src
-        if src is None:
-            todo = range(self.n)
-            self._seat_src = [x[:] for x in cur]
-        elif cur != tuple(src):
-            todo = set()
-            owner = st.race_owner
-            for j in range(4):
-                new, old = cur[j], src[j]
-                if new != old:
-                    for x in _changed(new, old):
-                        o = owner[x]
-                        if o >= 0:
-                            todo.add(o)
-                    src[j] = new[:]
-            for j in range(4, 9):
-                new, old = cur[j], src[j]
-                if new != old:
-                    todo.update(_changed(new, old))
-                    src[j] = new[:]
-        else:
-            todo = None
+        todo = range(self.n)
         if todo:
             sigs = self._sig
             seat_rows = self._seat
@@ -596,8 +573,9 @@ class Observer:
                         row[57 + sig[10]] = 1.0
                 if old is None or old[0] != sig[0]:
                     row[2] = sig[0] * _SC_COINS
-                row[4:8] = (sig[5] * _SC_HAND, sig[6] * _SC_HAND, sig[7].bit_count() * _SC_REG,
-                            (sig[8] | sig[9]).bit_count() * _SC_REG)
+                if old is None or old[5:10] != sig[5:10]:
+                    row[4:8] = (sig[5] * _SC_HAND, sig[6] * _SC_HAND, sig[7].bit_count() * _SC_REG,
+                                (sig[8] | sig[9]).bit_count() * _SC_REG)
                 sigs[s] = sig
         flags = (st.turn_seat, st.decider, st.attacked, st.converted, st.over)
         if flags != self._flags:
@@ -641,15 +619,15 @@ class Observer:
                     self._reserve = st.necro_reserve[:]
                     self._draw = st.necro_draw[:]
 
-        # ---- turn, phase and the pending decision: one dense list, one slice write
-        g = self._glob_list[:]
+        # ---- turn, phase and the pending decision: the nonzero entries as {index: value};
+        # only the entries that differ from the last call are written.
         ph = st.phase
         rnd = st.round
         gt = self.game.game_turns
         turn, decider = st.turn_seat, st.decider
-        g[_G_PHASE + ph] = 1.0
-        g[_G_STARTED + st.started] = 1.0
-        g[_G_ROUND] = rnd / gt
+        g = {_G_PHASE + ph: 1.0, _G_STARTED + st.started: 1.0, _G_ROUND: rnd / gt,
+             _G_RACES_DECK: len(st.race_deck) / NUM_RACES,
+             _G_POWERS_DECK: (len(st.power_deck) + len(st.power_discard)) / NUM_POWERS}
         if rnd >= gt:
             g[_G_LAST_ROUND] = 1.0
         if not st.over:
@@ -667,7 +645,7 @@ class Observer:
             g[_G_DIE_ROLLED] = 1.0
             g[_G_LAST_DIE] = st.last_die / 3
         acting = st.defend_race if ph == _DEFEND else st.cur_race
-        if acting >= 0:
+        if acting >= 0 and hand[acting]:
             g[_G_ACTING_HAND] = hand[acting] * _SC_HAND
         if st.cur_race >= 0:
             g[_G_CUR_RACE + st.cur_race] = 1.0
@@ -695,10 +673,14 @@ class Observer:
             g[_G_HOLES] = st.holes_placed * 0.5
         if st.amazon_held:
             g[_G_AMAZON] = st.amazon_held * 0.25
-        g[_G_RACES_DECK] = len(st.race_deck) / NUM_RACES
-        g[_G_POWERS_DECK] = (len(st.power_deck) + len(st.power_discard)) / NUM_POWERS
-        if g != self._g:
-            canon[_GLOB0:] = g
+        old = self._g
+        if g != old:
+            glob = self._glob
+            for i in old.keys() - g.keys():
+                glob[i] = 0.0
+            for i, v in g.items():
+                if old.get(i) != v:
+                    glob[i] = v
             self._g = g
 
     def _write_necro(self, st: State, badges: bool = True) -> None:
@@ -706,13 +688,14 @@ class Observer:
         well = st.well
         pu = st.race_power[GHOST]
         island = st.island
-        in_play = island + sum(st.tok[r] for r in _bits(st.regions[GHOST]))
+        tok = st.tok
+        in_play = island + sum([tok[r] for r in _bits(st.regions[GHOST])])
         canon = self._canon
         canon[_N_SCALAR0:_N_SCALAR0 + 11] = (
             st.tray[GHOST] * _SC_GHOST, island * _SC_GHOST, well[GHOST] * _SC_GHOST,
             (sum(well) - well[GHOST]) * _SC_HAND, st.souls * 0.25, in_play * _SC_GHOST,
             (pu.bit_count() + in_play) * _SC_HAND, st.bought_ghosts * _SC_GHOST, st.bought_powers * 0.2,
-            sum(1 for p in st.necro_reserve if p >= 0) * 0.2, st.ghosts_removed * 0.5)
+            (len(st.necro_reserve) - st.necro_reserve.count(-1)) * 0.2, st.ghosts_removed * 0.5)
         if badges:
             blk = canon[_N_BADGES0:_N_BADGES1]
             blk[:] = 0.0
