@@ -87,6 +87,12 @@ def bits(m: int) -> tuple[int, ...]:
     return t
 
 
+# Legal sets repeat a lot (the same regions to redeploy on, the same targets): their masks are
+# memoised (read-only templates; callers always get a copy).
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}
+_MASKS_MAX = 1 << 15
+
+
 class Game:
     """Static part of a game: config, board, derived tables. Build once, reuse for many states."""
 
@@ -241,14 +247,19 @@ class Game:
         return la
 
     def legal_action_mask(self, st: State, out: np.ndarray | None = None) -> np.ndarray:
-        """int8 mask of length ``NUM_ACTIONS`` (filled into ``out`` if given)."""
-        if out is None:
-            out = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        else:
-            out.fill(0)
+        """int8 mask of length ``NUM_ACTIONS`` (a fresh array, or filled into ``out`` if given)."""
         la = self.legal_actions(st)
-        if la:
-            out[la] = 1
+        key = tuple(la)
+        mask = _MASKS.get(key)
+        if mask is None:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            if la:
+                mask[la] = 1
+            if len(_MASKS) < _MASKS_MAX:
+                _MASKS[key] = mask
+        if out is None:
+            return mask.copy()
+        out[:] = mask
         return out
 
     def is_legal(self, st: State, action: int) -> bool:
