@@ -678,9 +678,8 @@ class Observer:
             glob = self._glob
             for i in old.keys() - g.keys():
                 glob[i] = 0.0
-            for i, v in g.items():
-                if old.get(i) != v:
-                    glob[i] = v
+            for i, v in g.items() - old.items():
+                glob[i] = v
             self._g = g
 
     def _write_necro(self, st: State, badges: bool = True) -> None:
