@@ -146,7 +146,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from .game import NUM_ACTIONS, Game, GameConfig, State
 from .game.errors import ConfigError, IllegalActionError, NecroEnvError, StateError
 from .observe import OBS_HIGH, OBS_SIZE, Observer
-from .record import RECORD_FORMAT, RECORD_VERSION, check_header, replay_engine
+from .record import RECORD_FORMAT, RECORD_VERSION, check_header, check_keys, replay_engine
 
 ENV_ID = "necro_env/NecromancerIsland-v0"
 ENV_NAME = "necromancer_island_v0"
@@ -544,10 +544,7 @@ class raw_env(AECEnv):
         known = {"format", "version", "env_id", "config", "options", "seed", "seed_rng", "actions", "illegal",
                  "engine", "agents", "agent_selection", "skip_agent_selection", "rewards", "cumulative_rewards",
                  "terminations", "truncations", "infos", "prev_coins", "rewards_dirty"}
-        missing = sorted(known - set(saved))
-        extra = sorted(set(saved) - known)
-        if missing or extra:
-            raise StateError(f"env state keys do not match: missing {missing}, unexpected {extra}")
+        check_keys(saved, known, known, "env state")
         try:
             config = GameConfig.from_dict(saved["config"])
         except (ConfigError, TypeError) as e:

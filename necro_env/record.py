@@ -49,6 +49,14 @@ def check_header(d: Any, fmt: str, version: int, what: str) -> None:
         raise StateError(f"unsupported {what} version {v!r} (this necro_env reads version {version})")
 
 
+def check_keys(d: dict, required: set, allowed: set, what: str) -> None:
+    """``StateError`` naming the missing and the unexpected keys of ``d`` (a checked header's dict)."""
+    missing = sorted(required - set(d))
+    extra = sorted(set(d) - allowed)
+    if missing or extra:
+        raise StateError(f"{what} keys do not match: missing {missing}, unexpected {extra}")
+
+
 def replay_engine(game: Game, seed: int, actions: Any, what: str = "record") -> State:
     """Apply ``actions`` to ``game.new_state(seed)``; ``StateError`` naming the first bad step."""
     if not isinstance(actions, list):
@@ -70,10 +78,7 @@ def replay_engine(game: Game, seed: int, actions: Any, what: str = "record") -> 
 def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
     """Check a record's shape; ``(config, env options, seed, actions)``; ``StateError`` if malformed."""
     check_header(record, RECORD_FORMAT, RECORD_VERSION, "game record")
-    missing = sorted(_REQUIRED - set(record))
-    extra = sorted(set(record) - _RECORD_KEYS)
-    if missing or extra:
-        raise StateError(f"game record keys do not match: missing {missing}, unexpected {extra}")
+    check_keys(record, _REQUIRED, _RECORD_KEYS, "game record")
     try:
         config = GameConfig.from_dict(record["config"])
     except (ConfigError, TypeError) as e:
