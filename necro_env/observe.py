@@ -293,6 +293,22 @@ _SC_REG = 1 / 16
 _SC_GHOST = 1 / 14
 
 
+def _glob_spec(game_turns: int) -> tuple:
+    """(offset in the glob block, scale) per entry of ``Observer._update``'s glob tuple; scale None = one-hot."""
+    return (
+        (_G_PHASE, None), (_G_STARTED, None), (_G_ROUND, 1 / game_turns), (_G_LAST_ROUND, 1.0),
+        (_G_RACES_DECK, 1 / NUM_RACES), (_G_POWERS_DECK, 1 / NUM_POWERS),
+        (_G_TURN_REL, None), (_G_DECIDER_REL, None), (_G_DEFENDER, None), (_G_OVER, 1.0),
+        (_G_BERSERK_ROLL, None), (_G_BERSERK_PENDING, 1.0), (_G_DIE_ROLLED, 1.0), (_G_LAST_DIE, 1 / 3),
+        (_G_ACTING_HAND, _SC_HAND), (_G_CUR_RACE, None), (_G_DEFEND_RACE, None), (_G_HOLD, 0.25),
+        (_G_GHOUL, 1.0), (_G_PICKED, 1.0), (_G_PLACED, 1.0), (_G_DRAGON_USED, 1.0), (_G_FORT_USED, 1.0),
+        (_G_HERO_POOL, 0.5), (_G_ENCAMP_POOL, 0.2), (_G_NONEMPTY, 0.1), (_G_HOLES, 0.5), (_G_AMAZON, 0.25),
+    )
+
+
+_GLOB_NONE = (-1,) * len(_glob_spec(1))
+
+
 def _changed(new: list, old: list) -> list[int]:
     """Indices where two equally long lists differ (C-level scan)."""
     return list(compress(range(len(new)), map(ne, new, old)))
@@ -350,6 +366,8 @@ class Observer:
         if self.necro_seat >= 0:
             seat_t[self.necro_seat, 1] = 1
         self._template = t
+        self._gt = game.game_turns
+        self._glob_spec = _glob_spec(game.game_turns)
         self._pickup = [[tokens_at_pickup(r, p) * _SC_HAND for p in range(NUM_POWERS)] for r in range(NUM_RACES)]
         self._perm = [self._index(v) for v in range(n)]
         self._reset_canon()
@@ -457,7 +475,7 @@ class Observer:
         self._col: tuple = (None, None, None)
         self._necro_key = None
         self._well = self._reserve = self._draw = None
-        self._g: dict = {}
+        self._gv: tuple | None = None
         self._glob = self._canon[_GLOB0:]
 
     def _codes_for(self, st: State) -> list[int]:
@@ -619,68 +637,40 @@ class Observer:
                     self._reserve = st.necro_reserve[:]
                     self._draw = st.necro_draw[:]
 
-        # ---- turn, phase and the pending decision: the nonzero entries as {index: value};
-        # only the entries that differ from the last call are written.
-        ph = st.phase
-        rnd = st.round
-        gt = self.game.game_turns
-        turn, decider = st.turn_seat, st.decider
-        g = {_G_PHASE + ph: 1.0, _G_STARTED + st.started: 1.0, _G_ROUND: rnd / gt,
-             _G_RACES_DECK: len(st.race_deck) / NUM_RACES,
-             _G_POWERS_DECK: (len(st.power_deck) + len(st.power_discard)) / NUM_POWERS}
-        if rnd >= gt:
-            g[_G_LAST_ROUND] = 1.0
-        if not st.over:
-            g[_G_TURN_REL + turn] = 1.0
-            if decider >= 0:
-                g[_G_DECIDER_REL + decider] = 1.0
-                if decider != turn:
-                    g[_G_DEFENDER + decider] = 1.0
-        else:
-            g[_G_OVER] = 1.0
-        if st.berserk >= 0:
-            g[_G_BERSERK_PENDING] = 1.0
-            g[_G_BERSERK_ROLL + st.berserk] = 1.0
-        if st.last_die >= 0:
-            g[_G_DIE_ROLLED] = 1.0
-            g[_G_LAST_DIE] = st.last_die / 3
+        # ---- turn, phase and the pending decision: one tuple of raw values (see ``_glob_spec``);
+        # only the features whose value differs from the last call are written.
+        over = st.over
+        turn, decider, berserk, last_die, ph = st.turn_seat, st.decider, st.berserk, st.last_die, st.phase
         acting = st.defend_race if ph == _DEFEND else st.cur_race
-        if acting >= 0 and hand[acting]:
-            g[_G_ACTING_HAND] = hand[acting] * _SC_HAND
-        if st.cur_race >= 0:
-            g[_G_CUR_RACE + st.cur_race] = 1.0
-        if st.defend_race >= 0:
-            g[_G_DEFEND_RACE + st.defend_race] = 1.0
-        if st.hold:
-            g[_G_HOLD] = st.hold * 0.25
-        if st.segment == 0:
-            g[_G_GHOUL] = 1.0
-        if st.picked:
-            g[_G_PICKED] = 1.0
-        if st.placed:
-            g[_G_PLACED] = 1.0
-        if st.dragon_used:
-            g[_G_DRAGON_USED] = 1.0
-        if st.fort_used:
-            g[_G_FORT_USED] = 1.0
-        if st.hero_pool:
-            g[_G_HERO_POOL] = st.hero_pool * 0.5
-        if st.encamp_pool:
-            g[_G_ENCAMP_POOL] = st.encamp_pool * 0.2
-        if st.nonempty:
-            g[_G_NONEMPTY] = st.nonempty * 0.1
-        if st.holes_placed:
-            g[_G_HOLES] = st.holes_placed * 0.5
-        if st.amazon_held:
-            g[_G_AMAZON] = st.amazon_held * 0.25
-        old = self._g
-        if g != old:
+        rnd = st.round
+        vals = (ph, st.started, rnd, rnd >= self._gt, len(st.race_deck), len(st.power_deck) + len(st.power_discard),
+                -1 if over else turn, decider if not over else -1,
+                decider if (not over and decider != turn) else -1, over,
+                berserk, berserk >= 0, last_die >= 0, last_die if last_die > 0 else 0,
+                hand[acting] if acting >= 0 else 0, st.cur_race, st.defend_race, st.hold, st.segment == 0,
+                st.picked, st.placed, st.dragon_used, st.fort_used, st.hero_pool, st.encamp_pool, st.nonempty,
+                st.holes_placed, st.amazon_held)
+        old = self._gv
+        if vals != old:
             glob = self._glob
-            for i in old.keys() - g.keys():
-                glob[i] = 0.0
-            for i, v in g.items() - old.items():
-                glob[i] = v
-            self._g = g
+            spec = self._glob_spec
+            if old is None:
+                old = _GLOB_NONE
+                todo = range(len(vals))
+            else:
+                todo = _changed(vals, old)
+            for i in todo:
+                off, scale = spec[i]
+                v = vals[i]
+                if scale is None:  # a one-hot; -1 = none
+                    o = old[i]
+                    if o >= 0:
+                        glob[off + o] = 0.0
+                    if v >= 0:
+                        glob[off + v] = 1.0
+                else:
+                    glob[off] = v * scale
+            self._gv = vals
 
     def _write_necro(self, st: State, badges: bool = True) -> None:
         """Rewrite the necro scalars (one slice write) and, if ``badges``, the power one-hots."""

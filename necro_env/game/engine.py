@@ -65,6 +65,7 @@ _BUY = int(Phase.BUY)
 _DIPLOMAT = int(Phase.DIPLOMAT)
 _NECRO_START = int(Phase.NECRO_START)
 _OVER = int(Phase.OVER)
+_CONQUER_A = A.CONQUER
 
 
 _BITS: dict[int, tuple[int, ...]] = {}
@@ -112,12 +113,13 @@ class Game:
         self.num_regions = b.num_regions
         self.nbr = b.nbr_mask
         self.mountain = [1 if t == MOUNTAIN else 0 for t in b.terrain]
+        self._base_cost = [2 + m for m in self.mountain]  # RULES §1.6: 2 tokens, +1 on a mountain
         # Regions a race may ever stand on: land, + seas (and the lake outside the scenario) if Seafaring.
         self.land = b.land_mask
         self.seafaring_ok = b.land_mask | b.sea_mask | (0 if self.necromancer else b.lake_mask)
         self.race_discount = [RACES[i].discount(b) if RACES[i].discount else 0 for i in range(NUM_RACES)]
         self.power_discount = [POWERS[i].discount(b) if POWERS[i].discount else 0 for i in range(NUM_POWERS)]
-        self._disc_cache: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._disc_cache: dict[tuple[int, int], list[int]] = {}
         self.forced_races = [race_id(r) for r, _ in config.forced_combos]
         self.forced_powers = [power_id(p) for _, p in config.forced_combos]
         self.necro_forced = ([power_id(p) for p in config.necromancer_powers]
@@ -339,8 +341,8 @@ class Game:
         }
 
     # ------------------------------------------------------------------ legality
-    def _discounts(self, st: State, race: int) -> tuple[tuple[int, ...], int]:
-        """Region bitsets that take 1 off the cost for ``race`` now, and Giants' mountain mask."""
+    def _discounts(self, st: State, race: int) -> tuple[list[int], int]:
+        """Per region, how much ``race``'s race and powers take off the cost now; Giants' mountain mask."""
         active = st.race_status[race] in (ACTIVE, GHOSTLY)
         powers = st.race_power[race]
         key = (race if active else -1, powers)
@@ -352,20 +354,17 @@ class Game:
             for p in bits(powers):
                 if self.power_discount[p]:
                     ms.append(self.power_discount[p])
-            disc = self._disc_cache[key] = tuple(ms)
+            disc = self._disc_cache[key] = [sum((m >> r) & 1 for m in ms) for r in range(self.num_regions)]
         giants = 0
         if race == GIANTS and active:
             for r in bits(st.regions[race] & self.board.mountain_mask):
                 giants |= self.nbr[r]
         return disc, giants
 
-    def _cost(self, st: State, r: int, disc: tuple[int, ...], giants: int) -> int:
-        c = 2 + self.mountain[r] + st.lair[r] + st.fort[r] + st.encamp[r]
+    def _cost(self, st: State, r: int, disc: list[int], giants: int) -> int:
+        c = self._base_cost[r] + st.lair[r] + st.fort[r] + st.encamp[r] - disc[r]
         if st.occ[r] >= 0:
             c += st.tok[r]
-        for m in disc:
-            if (m >> r) & 1:
-                c -= 1
         if (giants >> r) & 1:
             c -= 1
         return c if c > 1 else 1
@@ -475,11 +474,18 @@ class Game:
             disc, giants = self._discounts(st, race)
             costs = []
             any_ok = False
-            for r in bits(reach):
-                c = self._cost(st, r, disc, giants)
+            base, lair, fort, encamp, occ, tok = self._base_cost, st.lair, st.fort, st.encamp, st.occ, st.tok
+            for r in bits(reach):  # = self._cost, inlined (the hottest loop of legality)
+                c = base[r] + lair[r] + fort[r] + encamp[r] - disc[r]
+                if occ[r] >= 0:
+                    c += tok[r]
+                if (giants >> r) & 1:
+                    c -= 1
+                if c < 1:
+                    c = 1
                 costs.append((r, c))
                 if c <= hand:
-                    out.append(A.CONQUER + r)
+                    out.append(_CONQUER_A + r)
                     any_ok = True
             if powers & P_BERSERK:
                 if any(c - 3 <= hand for _, c in costs):
