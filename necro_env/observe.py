@@ -522,23 +522,26 @@ class Observer:
                 for i in ch:
                     rd[i, 0:10] = _OWNER_TABLE[codes[occ[i]]]
             self._occ = occ[:]
+        # Token counts: the whole list packed into one int (a byte per region), so the regions
+        # whose count changed are the nonzero bytes of an XOR (cheaper than a list scan).
         tok = st.tok
+        try:
+            tkey = int.from_bytes(bytes(tok), "little")
+        except ValueError:  # a count outside 0..255 (only in hand-made states): rewrite the column
+            tkey = -1
         prev = self._tok
         tok_bits = 0  # regions whose token count changed (-1: maybe all)
-        if prev is None or len(prev) != nr:
+        if tkey < 0 or prev is None or prev < 0:
             np.multiply(np.fromiter(tok, np.intp, nr), _SC_TOK, out=rd[:nr, 10], casting="unsafe")
-            self._tok = tok[:]
             tok_bits = -1
-        elif tok != prev:
-            ch = _changed(tok, prev)
-            if len(ch) > 3:
-                np.multiply(np.fromiter(tok, np.intp, nr), _SC_TOK, out=rd[:nr, 10], casting="unsafe")
-                tok_bits = -1
-            else:
-                for i in ch:
-                    rd[i, 10] = tok[i] * _SC_TOK
-                    tok_bits |= 1 << i
-            self._tok = tok[:]
+        elif tkey != prev:
+            x = tkey ^ prev
+            while x:
+                i = ((x & -x).bit_length() - 1) >> 3
+                rd[i, 10] = tok[i] * _SC_TOK
+                tok_bits |= 1 << i
+                x &= ~(0xFF << (i << 3))
+        self._tok = tkey
         markers = (st.lair, st.fort, st.encamp, st.hole, st.hero)
         if markers != self._markers:
             pm = self._markers

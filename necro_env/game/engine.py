@@ -66,6 +66,11 @@ _DIPLOMAT = int(Phase.DIPLOMAT)
 _NECRO_START = int(Phase.NECRO_START)
 _OVER = int(Phase.OVER)
 _CONQUER_A = A.CONQUER
+_DECODE_INT = [(int(k), arg) for k, arg in A._DECODE]  # (kind as a plain int, argument)
+_LIFT_A, _PLACE_A, _HERO_A, _FINAL_A, _DRAGON_A = A.LIFT, A.PLACE, A.HERO, A.FINAL, A.DRAGON
+# The legality builders list actions in index order without sorting: they rely on this order.
+assert (A.DECLINE < A.ABANDON < A.CONQUER < A.FINAL < A.END_CONQUEST < A.LIFT < A.PLACE < A.END_REDEPLOY
+        < A.DRAGON < A.HERO < A.ENCAMP < A.FORTRESS < A.CONVERT < A.BERSERK_ROLL < A.STOUT_DECLINE)
 
 
 _BITS: dict[int, tuple[int, ...]] = {}
@@ -92,6 +97,7 @@ def bits(m: int) -> tuple[int, ...]:
 # memoised (read-only templates; callers always get a copy).
 _MASKS: dict[tuple[int, ...], np.ndarray] = {}
 _MASKS_MAX = 1 << 15
+_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
 
 class Game:
@@ -254,11 +260,11 @@ class Game:
         key = tuple(la)
         mask = _MASKS.get(key)
         if mask is None:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            if la:
-                mask[la] = 1
-            if len(_MASKS) < _MASKS_MAX:
-                _MASKS[key] = mask
+            mask = _NO_ACTIONS.copy()
+            mask.put(la, 1)
+            if len(_MASKS) >= _MASKS_MAX:
+                _MASKS.clear()  # about half of the legal sets recur: start over rather than freeze
+            _MASKS[key] = mask
         if out is None:
             return mask.copy()
         out[:] = mask
@@ -405,7 +411,7 @@ class Game:
             m |= b.land_mask
         m &= self.seafaring_ok if powers & P_SEAFARING else self.land
         m &= ~(held | st.immune)
-        if any(t >= 0 for t in st.pact):
+        if max(st.pact) >= 0:
             m &= ~self._protected(st, race)
         return m
 
@@ -469,35 +475,33 @@ class Game:
                 out.append(A.ABANDON + low.bit_length() - 1)
                 h ^= low
         powers = st.race_power[race]
-        reach = self._reach(st, race) if hand > 0 else 0
-        if hand > 0 and reach:
-            disc, giants = self._discounts(st, race)
-            costs = []
-            any_ok = False
-            base, lair, fort, encamp, occ, tok = self._base_cost, st.lair, st.fort, st.encamp, st.occ, st.tok
-            for r in bits(reach):  # = self._cost, inlined (the hottest loop of legality)
-                c = base[r] + lair[r] + fort[r] + encamp[r] - disc[r]
-                if occ[r] >= 0:
-                    c += tok[r]
-                if (giants >> r) & 1:
-                    c -= 1
-                if c < 1:
-                    c = 1
-                costs.append((r, c))
-                if c <= hand:
-                    out.append(_CONQUER_A + r)
-                    any_ok = True
-            if powers & P_BERSERK:
-                if any(c - 3 <= hand for _, c in costs):
-                    out.append(A.BERSERK_ROLL)
-            elif not any_ok:
-                out.extend(A.FINAL + r for r, c in costs if c - hand <= 3)
-            if powers & P_DRAGON and not st.dragon_used:
-                out.extend(A.DRAGON + r for r, _ in costs)
-        if race == SORCERERS and main and st.race_status[race] == ACTIVE and st.tray[SORCERERS] > 0 and held:
-            out.extend(A.CONVERT + r for r in self._conversion_targets(st, seat))
+        # Built in action-index order (DECLINE, ABANDON, CONQUER, FINAL, END_CONQUEST, DRAGON,
+        # CONVERT, BERSERK_ROLL). Costs are not clamped to 1 here: with hand >= 1 every test below
+        # gives the same answer either way.
+        dragon: list[int] = []
+        berserk = False
+        if hand > 0:
+            reach = self._reach(st, race)
+            if reach:
+                disc, giants = self._discounts(st, race)
+                base, lair, fort, encamp, occ, tok = self._base_cost, st.lair, st.fort, st.encamp, st.occ, st.tok
+                rs = bits(reach)
+                cs = [base[r] + lair[r] + fort[r] + encamp[r] - disc[r] + (tok[r] if occ[r] >= 0 else 0)
+                      - ((giants >> r) & 1) for r in rs]  # = self._cost, inlined (the hottest loop)
+                conquer = [_CONQUER_A + r for r, c in zip(rs, cs) if c <= hand]
+                out += conquer
+                if powers & P_BERSERK:
+                    berserk = min(cs) - 3 <= hand
+                elif not conquer:
+                    out += [_FINAL_A + r for r, c in zip(rs, cs) if c - hand <= 3]
+                if powers & P_DRAGON and not st.dragon_used:
+                    dragon = [_DRAGON_A + r for r in rs]
         out.append(A.END_CONQUEST)
-        out.sort()
+        out += dragon
+        if race == SORCERERS and main and st.race_status[race] == ACTIVE and st.tray[SORCERERS] > 0 and held:
+            out += [A.CONVERT + r for r in self._conversion_targets(st, seat)]
+        if berserk:
+            out.append(A.BERSERK_ROLL)
         return out
 
     def _conversion_targets(self, st: State, seat: int) -> list[int]:
@@ -509,7 +513,7 @@ class Game:
         powers = st.race_power[SORCERERS]
         adj &= self.seafaring_ok if powers & P_SEAFARING else self.land
         adj &= ~(held | st.immune)
-        if any(t >= 0 for t in st.pact):
+        if max(st.pact) >= 0:
             adj &= ~self._protected(st, SORCERERS)
         out = []
         for r in bits(adj):
@@ -525,33 +529,41 @@ class Game:
         return out
 
     def _legal_redeploy(self, st: State) -> list[int]:
+        # Built in action-index order (LIFT, PLACE, END_REDEPLOY, HERO, ENCAMP, FORTRESS, STOUT_DECLINE).
         race = st.cur_race
-        held = st.regions[race]
+        regions = bits(st.regions[race])
         hand = st.hand[race]
-        out: list[int] = []
-        regions = list(bits(held))
-        if not st.placed:
-            out.extend(A.LIFT + r for r in regions if st.tok[r] >= 2)
-        if hand > st.hold:
-            out.extend(A.PLACE + r for r in regions)
-            if race == GHOST and self.config.island_redeploy:
-                out.append(A.PLACE + self.board.lake)
+        hold = st.hold
         powers = st.race_power[race]
+        if st.placed:
+            out: list[int] = []
+        else:
+            tok = st.tok
+            out = [_LIFT_A + r for r in regions if tok[r] >= 2]
+        if hand > hold:
+            if race == GHOST and self.config.island_redeploy:
+                out += sorted([_PLACE_A + r for r in regions] + [_PLACE_A + self.board.lake])
+            else:
+                out += [_PLACE_A + r for r in regions]
         # Heroes/encampments left in a pool (one region held; all regions lost) belong to the
         # Heroic/Bivouacking race only: another race neither places them nor waits for them.
-        free_hero = [r for r in regions if not st.hero[r]] if st.hero_pool > 0 and powers & P_HEROIC else []
-        out.extend(A.HERO + r for r in free_hero)
+        if st.hero_pool > 0 and powers & P_HEROIC:
+            hero = st.hero
+            free_hero = [_HERO_A + r for r in regions if not hero[r]]
+        else:
+            free_hero = []
         camps = st.encamp_pool if powers & P_BIVOUACKING else 0
-        if camps > 0:
-            out.extend(A.ENCAMP + r for r in regions)
-        if (st.race_power[race] & P_FORTIFIED and not st.fort_used
-                and sum(st.fort) < FORTRESSES):
-            out.extend(A.FORTRESS + r for r in regions if not st.fort[r])
-        if hand == st.hold and not free_hero and camps == 0:
+        done = hand == hold and not free_hero and camps == 0
+        if done:
             out.append(A.END_REDEPLOY)
-            if st.race_power[race] & P_STOUT and st.segment == MAIN_SEGMENT:
-                out.append(A.STOUT_DECLINE)
-        out.sort()
+        out += free_hero
+        if camps > 0:
+            out += [A.ENCAMP + r for r in regions]
+        if powers & P_FORTIFIED and not st.fort_used and sum(st.fort) < FORTRESSES:
+            fort = st.fort
+            out += [A.FORTRESS + r for r in regions if not fort[r]]
+        if done and powers & P_STOUT and st.segment == MAIN_SEGMENT:
+            out.append(A.STOUT_DECLINE)
         return out
 
     def _diplomat_ok(self, st: State, target: int) -> bool:
@@ -564,9 +576,13 @@ class Game:
     def apply(self, st: State, action: int) -> None:
         """Play ``action`` for ``st.decider``; ``IllegalActionError`` (state untouched) if illegal."""
         legal = self.legal_actions(st)
-        if action not in legal or not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-            self._raise_illegal(st, action)  # floats and bools are never actions, even if == a legal index
-        self._do(st, int(action))
+        if type(action) is not int:  # numpy ints are fine; floats and bools never, even if == a legal index
+            if not isinstance(action, np.integer) or action not in legal:
+                self._raise_illegal(st, action)
+            action = int(action)
+        elif action not in legal:
+            self._raise_illegal(st, action)
+        self._do(st, action)
         if self.skip_forced:
             # GameConfig.skip_forced: a decision with a single legal action is no decision.
             while not st.over:
@@ -578,10 +594,9 @@ class Game:
 
     def _do(self, st: State, action: int) -> None:
         """Carry out a legal action (no check)."""
-        kind, arg = A._DECODE[action]
+        k, arg = _DECODE_INT[action]
         st._legal = None
         st.decisions += 1
-        k = int(kind)
         if k == 7:  # PLACE
             self._place(st, arg)
         elif k == 3:  # CONQUER
