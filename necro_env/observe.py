@@ -293,20 +293,37 @@ _SC_REG = 1 / 16
 _SC_GHOST = 1 / 14
 
 
-def _glob_spec(game_turns: int) -> tuple:
-    """(offset in the glob block, scale) per entry of ``Observer._update``'s glob tuple; scale None = one-hot."""
-    return (
-        (_G_PHASE, None), (_G_STARTED, None), (_G_ROUND, 1 / game_turns), (_G_LAST_ROUND, 1.0),
-        (_G_RACES_DECK, 1 / NUM_RACES), (_G_POWERS_DECK, 1 / NUM_POWERS),
-        (_G_TURN_REL, None), (_G_DECIDER_REL, None), (_G_DEFENDER, None), (_G_OVER, 1.0),
-        (_G_BERSERK_ROLL, None), (_G_BERSERK_PENDING, 1.0), (_G_DIE_ROLLED, 1.0), (_G_LAST_DIE, 1 / 3),
-        (_G_ACTING_HAND, _SC_HAND), (_G_CUR_RACE, None), (_G_DEFEND_RACE, None), (_G_HOLD, 0.25),
-        (_G_GHOUL, 1.0), (_G_PICKED, 1.0), (_G_PLACED, 1.0), (_G_DRAGON_USED, 1.0), (_G_FORT_USED, 1.0),
-        (_G_HERO_POOL, 0.5), (_G_ENCAMP_POOL, 0.2), (_G_NONEMPTY, 0.1), (_G_HOLES, 0.5), (_G_AMAZON, 0.25),
-    )
+def _glob_spec(game_turns: int) -> tuple[tuple, tuple]:
+    """(offset in the glob block, scale) per entry of ``Observer._update``'s two glob tuples
+    (the often changing values, then the rest); scale None = a one-hot, -1 = none."""
+    hot = ((_G_PHASE, None), (_G_STARTED, None), (_G_TURN_REL, None), (_G_DECIDER_REL, None), (_G_DEFENDER, None),
+           (_G_ACTING_HAND, _SC_HAND), (_G_CUR_RACE, None), (_G_PLACED, 1.0), (_G_NONEMPTY, 0.1))
+    cold = ((_G_ROUND, 1 / game_turns), (_G_LAST_ROUND, 1.0), (_G_RACES_DECK, 1 / NUM_RACES),
+            (_G_POWERS_DECK, 1 / NUM_POWERS), (_G_OVER, 1.0), (_G_BERSERK_ROLL, None), (_G_BERSERK_PENDING, 1.0),
+            (_G_DIE_ROLLED, 1.0), (_G_LAST_DIE, 1 / 3), (_G_DEFEND_RACE, None), (_G_HOLD, 0.25), (_G_GHOUL, 1.0),
+            (_G_PICKED, 1.0), (_G_DRAGON_USED, 1.0), (_G_FORT_USED, 1.0), (_G_HERO_POOL, 0.5),
+            (_G_ENCAMP_POOL, 0.2), (_G_HOLES, 0.5), (_G_AMAZON, 0.25))
+    return hot, cold
 
 
-_GLOB_NONE = (-1,) * len(_glob_spec(1))
+def _write_changes(block: np.ndarray, spec: tuple, vals: tuple, old: tuple | None) -> None:
+    """Write the features of ``vals`` that differ from ``old`` (None: all) into ``block`` by ``spec``."""
+    if old is None:
+        old = (-1,) * len(vals)
+        todo = range(len(vals))
+    else:
+        todo = _changed(vals, old)
+    for i in todo:
+        off, scale = spec[i]
+        v = vals[i]
+        if scale is None:  # a one-hot; -1 = none
+            o = old[i]
+            if o >= 0:
+                block[off + o] = 0.0
+            if v >= 0:
+                block[off + v] = 1.0
+        else:
+            block[off] = v * scale
 
 
 def _changed(new: list, old: list) -> list[int]:
@@ -471,11 +488,12 @@ class Observer:
         self._markers: tuple = (None,) * 5
         self._dragon = -2
         self._sig: list = [None] * MAX_SEATS
-        self._flags = None
+        self._flags: tuple = (-1, -1, 0, 0)  # the template's flag columns are all 0
         self._col: tuple = (None, None, None)
         self._necro_key = None
         self._well = self._reserve = self._draw = None
-        self._gv: tuple | None = None
+        self._ghot: tuple | None = None
+        self._gcold: tuple | None = None
         self._glob = self._canon[_GLOB0:]
 
     def _codes_for(self, st: State) -> list[int]:
@@ -592,24 +610,36 @@ class Observer:
                     row[57:63] = 0.0
                     if sig[10] >= 0:
                         row[57 + sig[10]] = 1.0
-                if old is None or old[0] != sig[0]:
+                if old is None:
                     row[2] = sig[0] * _SC_COINS
-                if old is None or old[5:10] != sig[5:10]:
                     row[4:8] = (sig[5] * _SC_HAND, sig[6] * _SC_HAND, sig[7].bit_count() * _SC_REG,
                                 (sig[8] | sig[9]).bit_count() * _SC_REG)
+                else:  # one scalar at a time: usually only the hand changed
+                    if old[0] != sig[0]:
+                        row[2] = sig[0] * _SC_COINS
+                    if old[5] != sig[5]:
+                        row[4] = sig[5] * _SC_HAND
+                    if old[6] != sig[6]:
+                        row[5] = sig[6] * _SC_HAND
+                    if old[7] != sig[7]:
+                        row[6] = sig[7].bit_count() * _SC_REG
+                    if old[8] != sig[8] or old[9] != sig[9]:
+                        row[7] = (sig[8] | sig[9]).bit_count() * _SC_REG
                 sigs[s] = sig
-        flags = (st.turn_seat, st.decider, st.attacked, st.converted, st.over)
-        if flags != self._flags:
+        # turn_seat / decider one-hots (none once the game is over), attacked / converted bits
+        flags = (-1 if st.over else st.turn_seat, -1 if st.over else st.decider, st.attacked, st.converted)
+        old = self._flags
+        if flags != old:
             sv = self._seat
-            sv[:, 63:67] = 0.0
-            if not st.over:
-                sv[st.turn_seat, 63] = 1.0
-                if st.decider >= 0:
-                    sv[st.decider, 64] = 1.0
-            for s in _bits(st.attacked):
-                sv[s, 65] = 1.0
-            for s in _bits(st.converted):
-                sv[s, 66] = 1.0
+            for col, (v, o) in enumerate(zip(flags[:2], old[:2]), 63):
+                if v != o:
+                    if o >= 0:
+                        sv[o, col] = 0.0
+                    if v >= 0:
+                        sv[v, col] = 1.0
+            for col, (v, o) in enumerate(zip(flags[2:], old[2:]), 65):
+                for s in _bits(v ^ o):
+                    sv[s, col] = (v >> s) & 1
             self._flags = flags
 
         # ---- combo column
@@ -640,40 +670,25 @@ class Observer:
                     self._reserve = st.necro_reserve[:]
                     self._draw = st.necro_draw[:]
 
-        # ---- turn, phase and the pending decision: one tuple of raw values (see ``_glob_spec``);
-        # only the features whose value differs from the last call are written.
+        # ---- turn, phase and the pending decision: two tuples of raw values (see ``_glob_spec``),
+        # the often changing ones and the rest; only features whose value changed are written.
         over = st.over
-        turn, decider, berserk, last_die, ph = st.turn_seat, st.decider, st.berserk, st.last_die, st.phase
+        turn, decider, ph = st.turn_seat, st.decider, st.phase
         acting = st.defend_race if ph == _DEFEND else st.cur_race
-        rnd = st.round
-        vals = (ph, st.started, rnd, rnd >= self._gt, len(st.race_deck), len(st.power_deck) + len(st.power_discard),
-                -1 if over else turn, decider if not over else -1,
-                decider if (not over and decider != turn) else -1, over,
-                berserk, berserk >= 0, last_die >= 0, last_die if last_die > 0 else 0,
-                hand[acting] if acting >= 0 else 0, st.cur_race, st.defend_race, st.hold, st.segment == 0,
-                st.picked, st.placed, st.dragon_used, st.fort_used, st.hero_pool, st.encamp_pool, st.nonempty,
+        hot = (ph, st.started, -1 if over else turn, decider if not over else -1,
+               decider if (not over and decider != turn) else -1, hand[acting] if acting >= 0 else 0,
+               st.cur_race, st.placed, st.nonempty)
+        if hot != self._ghot:
+            _write_changes(self._glob, self._glob_spec[0], hot, self._ghot)
+            self._ghot = hot
+        rnd, berserk, last_die = st.round, st.berserk, st.last_die
+        cold = (rnd, rnd >= self._gt, len(st.race_deck), len(st.power_deck) + len(st.power_discard), over,
+                berserk, berserk >= 0, last_die >= 0, last_die if last_die > 0 else 0, st.defend_race, st.hold,
+                st.segment == 0, st.picked, st.dragon_used, st.fort_used, st.hero_pool, st.encamp_pool,
                 st.holes_placed, st.amazon_held)
-        old = self._gv
-        if vals != old:
-            glob = self._glob
-            spec = self._glob_spec
-            if old is None:
-                old = _GLOB_NONE
-                todo = range(len(vals))
-            else:
-                todo = _changed(vals, old)
-            for i in todo:
-                off, scale = spec[i]
-                v = vals[i]
-                if scale is None:  # a one-hot; -1 = none
-                    o = old[i]
-                    if o >= 0:
-                        glob[off + o] = 0.0
-                    if v >= 0:
-                        glob[off + v] = 1.0
-                else:
-                    glob[off] = v * scale
-            self._gv = vals
+        if cold != self._gcold:
+            _write_changes(self._glob, self._glob_spec[1], cold, self._gcold)
+            self._gcold = cold
 
     def _write_necro(self, st: State, badges: bool = True) -> None:
         """Rewrite the necro scalars (one slice write) and, if ``badges``, the power one-hots."""

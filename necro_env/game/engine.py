@@ -65,7 +65,7 @@ _BUY = int(Phase.BUY)
 _DIPLOMAT = int(Phase.DIPLOMAT)
 _NECRO_START = int(Phase.NECRO_START)
 _OVER = int(Phase.OVER)
-_CONQUER_A = A.CONQUER
+_CONQUER_A, _ABANDON_A = A.CONQUER, A.ABANDON
 _DECODE_INT = [(int(k), arg) for k, arg in A._DECODE]  # (kind as a plain int, argument)
 _LIFT_A, _PLACE_A, _HERO_A, _FINAL_A, _DRAGON_A = A.LIFT, A.PLACE, A.HERO, A.FINAL, A.DRAGON
 # The legality builders list actions in index order without sorting: they rely on this order.
@@ -126,6 +126,7 @@ class Game:
         self.race_discount = [RACES[i].discount(b) if RACES[i].discount else 0 for i in range(NUM_RACES)]
         self.power_discount = [POWERS[i].discount(b) if POWERS[i].discount else 0 for i in range(NUM_POWERS)]
         self._disc_cache: dict[tuple[int, int], list[int]] = {}
+        self._adj: dict[int, int] = {}
         self.forced_races = [race_id(r) for r, _ in config.forced_combos]
         self.forced_powers = [power_id(p) for _, p in config.forced_combos]
         self.necro_forced = ([power_id(p) for p in config.necromancer_powers]
@@ -386,19 +387,24 @@ class Game:
                 m |= st.regions[st.active[p]]
         return m
 
+    def _adjacent(self, held: int) -> int:
+        """Regions next to any region of the bitset ``held`` (memoised in ``self._adj``)."""
+        m = 0
+        for r in bits(held):
+            m |= self.nbr[r]
+        if len(self._adj) >= 1 << 16:
+            self._adj.clear()
+        self._adj[held] = m
+        return m
+
     def _reach(self, st: State, race: int) -> int:
         """Regions ``race`` may try to conquer now (adjacency, first conquest, powers, immunity, pacts)."""
         b = self.board
         held = st.regions[race]
         powers = st.race_power[race]
-        nbr = self.nbr
         m = b.lake_nbr_mask if race == GHOST else 0
         if held:
-            h = held
-            while h:
-                low = h & -h
-                m |= nbr[low.bit_length() - 1]
-                h ^= low
+            m |= self._adj.get(held) or self._adjacent(held)
             if powers & P_UNDERWORLD and held & b.cavern_mask:
                 m |= b.cavern_mask
         elif race != GHOST:
@@ -469,11 +475,7 @@ class Game:
         if st.started < 2:
             if not st.started and main and race != GHOST and not st.picked:
                 out.append(A.DECLINE)
-            h = held
-            while h:
-                low = h & -h
-                out.append(A.ABANDON + low.bit_length() - 1)
-                h ^= low
+            out += [_ABANDON_A + r for r in bits(held)]
         powers = st.race_power[race]
         # Built in action-index order (DECLINE, ABANDON, CONQUER, FINAL, END_CONQUEST, DRAGON,
         # CONVERT, BERSERK_ROLL). Costs are not clamped to 1 here: with hand >= 1 every test below
