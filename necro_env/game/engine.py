@@ -93,10 +93,6 @@ def bits(m: int) -> tuple[int, ...]:
     return t
 
 
-# Legal sets repeat a lot (the same regions to redeploy on, the same targets): their masks are
-# memoised (read-only templates; callers always get a copy).
-_MASKS: dict[tuple[int, ...], np.ndarray] = {}
-_MASKS_MAX = 1 << 15
 _NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
 
@@ -257,19 +253,15 @@ class Game:
 
     def legal_action_mask(self, st: State, out: np.ndarray | None = None) -> np.ndarray:
         """int8 mask of length ``NUM_ACTIONS`` (a fresh array, or filled into ``out`` if given)."""
-        la = self.legal_actions(st)
-        key = tuple(la)
-        mask = _MASKS.get(key)
-        if mask is None:
-            mask = _NO_ACTIONS.copy()
-            mask.put(la, 1)
-            if len(_MASKS) >= _MASKS_MAX:
-                _MASKS.clear()  # about half of the legal sets recur: start over rather than freeze
-            _MASKS[key] = mask
+        # (Memoising masks by legal set was measured slower in the full AEC loop: only about
+        # half of the sets recur, and the cache's megabytes push the rest out of the CPU caches.)
         if out is None:
-            return mask.copy()
-        out[:] = mask
-        return out
+            mask = _NO_ACTIONS.copy()
+        else:
+            mask = out
+            mask[:] = 0
+        mask.put(self.legal_actions(st), 1)
+        return mask
 
     def is_legal(self, st: State, action: int) -> bool:
         return action in self.legal_actions(st)
