@@ -297,7 +297,7 @@ def _glob_spec(game_turns: int) -> tuple[tuple, tuple]:
     """(offset in the glob block, scale) per entry of ``Observer._update``'s two glob tuples
     (the often changing values, then the rest); scale None = a one-hot, -1 = none."""
     hot = ((_G_PHASE, None), (_G_STARTED, None), (_G_TURN_REL, None), (_G_DECIDER_REL, None), (_G_DEFENDER, None),
-           (_G_ACTING_HAND, _SC_HAND), (_G_CUR_RACE, None), (_G_PLACED, 1.0), (_G_NONEMPTY, 0.1))
+           (_G_CUR_RACE, None), (_G_PLACED, 1.0), (_G_NONEMPTY, 0.1))
     cold = ((_G_ROUND, 1 / game_turns), (_G_LAST_ROUND, 1.0), (_G_RACES_DECK, 1 / NUM_RACES),
             (_G_POWERS_DECK, 1 / NUM_POWERS), (_G_OVER, 1.0), (_G_BERSERK_ROLL, None), (_G_BERSERK_PENDING, 1.0),
             (_G_DIE_ROLLED, 1.0), (_G_LAST_DIE, 1 / 3), (_G_DEFEND_RACE, None), (_G_HOLD, 0.25), (_G_GHOUL, 1.0),
@@ -670,14 +670,14 @@ class Observer:
                     self._reserve = st.necro_reserve[:]
                     self._draw = st.necro_draw[:]
 
-        # ---- turn, phase and the pending decision: two tuples of raw values (see ``_glob_spec``),
-        # the often changing ones and the rest; only features whose value changed are written.
+        # ---- turn, phase and the pending decision: the acting hand, then two tuples of raw values
+        # (see ``_glob_spec``), the often changing ones and the rest; only changed features are written.
         over = st.over
         turn, decider, ph = st.turn_seat, st.decider, st.phase
         acting = st.defend_race if ph == _DEFEND else st.cur_race
+        self._glob[_G_ACTING_HAND] = hand[acting] * _SC_HAND if acting >= 0 else 0.0  # changes nearly every call
         hot = (ph, st.started, -1 if over else turn, decider if not over else -1,
-               decider if (not over and decider != turn) else -1, hand[acting] if acting >= 0 else 0,
-               st.cur_race, st.placed, st.nonempty)
+               decider if (not over and decider != turn) else -1, st.cur_race, st.placed, st.nonempty)
         if hot != self._ghot:
             _write_changes(self._glob, self._glob_spec[0], hot, self._ghot)
             self._ghot = hot
