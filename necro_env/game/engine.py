@@ -259,7 +259,7 @@ class Game:
             mask = _NO_ACTIONS.copy()
         else:
             mask = out
-            mask[:] = 0
+            mask.fill(0)
         mask.put(self.legal_actions(st), 1)
         return mask
 
