@@ -14,7 +14,8 @@ resetting with a new seed after every game. In each of ``--repeats`` rounds ever
 plays whole games until at least ``--decisions`` decisions (non-dead steps); the
 envs take turns round by round (alternating the order), so changing machine load hits
 them alike. It reports decisions per second (the median over the rounds) and the
-ratio of each to connect four (taken within each round, then the median). The pick is the same cheap numpy draw for
+ratio of each to connect four (taken within each round, then the median; the lowest
+round's ratio is shown too). The pick is the same cheap numpy draw for
 every env. Time is this process's CPU time by default (``--wall`` for the wall
 clock): on a shared machine other processes then disturb the figures less.
 Target (issue 5): necro_env on 6 seats >= 2x connect four in the same run.
@@ -117,11 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     med = {name: statistics.median(v) for name, v in rates.items()}
     c4_rates = rates.get("connect_four_v3")
     # Ratios are taken round by round (the same machine load) and then the median over rounds.
-    ratio = ({name: statistics.median(a / b for a, b in zip(v, c4_rates)) for name, v in rates.items()}
-             if c4_rates else {})
+    per_round = {name: [a / b for a, b in zip(v, c4_rates)] for name, v in rates.items()} if c4_rates else {}
+    ratio = {name: statistics.median(v) for name, v in per_round.items()}
+    ratio_min = {name: min(v) for name, v in per_round.items()}
     result = {
         "decisions_per_s": {k: round(v, 1) for k, v in med.items()},
         "ratio_to_connect_four": {k: round(v, 2) for k, v in ratio.items()},
+        "ratio_to_connect_four_min": {k: round(v, 2) for k, v in ratio_min.items()},
         "target_ratio": TARGET_RATIO,
         "repeats": args.repeats,
         "decisions": args.decisions,
@@ -132,10 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result, sort_keys=True))
         return 0
-    print(f"{'env':<22}{'decisions/s':>14}{'x connect four':>16}")
+    print(f"{'env':<22}{'decisions/s':>14}{'x connect four':>16}{'lowest round':>14}")
     for name, v in med.items():
         r = f"{ratio[name]:.2f}" if ratio else "-"
-        print(f"{name:<22}{v:>14,.0f}{r:>16}")
+        lo = f"{ratio_min[name]:.2f}" if ratio else "-"
+        print(f"{name:<22}{v:>14,.0f}{r:>16}{lo:>14}")
     if six:
         print(f"necro_env 6 seats / connect four = {six:.2f} (target >= {TARGET_RATIO}): "
               + ("met" if result["target_met"] else "NOT met"))

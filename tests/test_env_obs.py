@@ -339,6 +339,38 @@ def test_incremental_fill_equals_fresh_fill(players: int, necro: bool) -> None:
                 assert np.array_equal(ob.state_vector(st), Observer(g, hide_coins=hide).state_vector(st))
 
 
+@pytest.mark.parametrize("players,necro", [(4, False), (5, True)])
+def test_incremental_fill_over_unrelated_states(players: int, necro: bool) -> None:
+    """States of different games in shuffled order (large jumps between calls) still give the fresh result."""
+    rng = random.Random(7)
+    g = Game(GameConfig(players=players, necromancer=necro))
+    states = [st.clone() for _, st in random_states(players, necro, games=3, seed=11, every=4)]
+    rng.shuffle(states)
+    ob = Observer(g)
+    for st in states[:200]:
+        v = rng.randrange(players)
+        assert np.array_equal(ob.observe(st, v), Observer(g).observe(st, v))
+
+
+def test_token_count_outside_a_byte() -> None:
+    """Token counts are diffed packed a byte per region; a hand-made count above 255 still shows (and back)."""
+    g, st = empty_position(players=3)
+    give_race(g, st, 0, "Giants", "Commando", hand=5)
+    put(g, st, 4, "Giants", 3)
+    ob = Observer(g)
+    ob.observe(st, 0)
+    st.tok[4] = 300
+    st.tok[7] = 1  # another region changes in the same call
+    obs = ob.observe(st, 0)
+    assert region(obs, 4, "tokens")[0] == pytest.approx(30.0)
+    assert region(obs, 7, "tokens")[0] == pytest.approx(0.1)
+    assert np.array_equal(obs, Observer(g).observe(st, 0))
+    st.tok[4] = 2
+    obs = ob.observe(st, 0)
+    assert region(obs, 4, "tokens")[0] == pytest.approx(0.2)
+    assert np.array_equal(obs, Observer(g).observe(st, 0))
+
+
 def test_pending_decisions() -> None:
     """The pending decision shows: a Berserk roll waiting for its target, and a defender's decision."""
     g, st = empty_position(players=3)
