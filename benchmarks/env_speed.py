@@ -25,6 +25,7 @@ Target (issue 5): necro_env on 6 seats >= 2x connect four in the same run.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import statistics
 import sys
@@ -64,6 +65,21 @@ def run(env, decisions: int, seed: int, clock: Callable[[], float] = time.proces
     return done_decisions, elapsed, games
 
 
+def _classic(name: str, reg_id: str) -> Callable | None:
+    """The constructor of one of PettingZoo's classic envs (with its wrappers), or None if it cannot be built."""
+    try:
+        import pettingzoo
+
+        if reg_id in getattr(pettingzoo, "aec_registry", {}):  # PettingZoo >= 1.27: the registry
+            pettingzoo.make("aec", reg_id).close()  # fails here, not mid-run, if a dependency is missing
+            return lambda: pettingzoo.make("aec", reg_id)
+        module = importlib.import_module(f"pettingzoo.classic.{name}")  # older versions
+        return module.env
+    except ImportError as e:  # pygame / python-chess missing
+        print(f"# {name} unavailable: {e}", file=sys.stderr)
+        return None
+
+
 def _candidates(base: bool) -> list[tuple[str, Callable, int]]:
     """(name, constructor, decision budget divisor) for every env that can be built here."""
     import necro_env
@@ -77,18 +93,11 @@ def _candidates(base: bool) -> list[tuple[str, Callable, int]]:
     if base:
         for p in (2, 3, 4, 5):
             out.append((f"necro_env base {p}p", lambda p=p: necro_env.env(players=p, necromancer=False), 1))
-    try:
-        from pettingzoo.classic import connect_four_v3
-
-        out.append(("connect_four_v3", connect_four_v3.env, 1))
-    except ImportError as e:  # pygame missing
-        print(f"# connect_four_v3 unavailable: {e}", file=sys.stderr)
-    try:
-        from pettingzoo.classic import chess_v6
-
-        out.append(("chess_v6", chess_v6.env, 8))  # ~10x slower: a smaller budget keeps the run short
-    except ImportError as e:  # python-chess missing
-        print(f"# chess_v6 unavailable: {e}", file=sys.stderr)
+    for name, reg_id, div in (("connect_four_v3", "classic/connect_four-v3", 1),
+                              ("chess_v6", "classic/chess-v6", 8)):  # chess ~10x slower: a smaller budget
+        ctor = _classic(name, reg_id)
+        if ctor is not None:
+            out.append((name, ctor, div))
     return out
 
 
