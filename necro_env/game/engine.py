@@ -69,8 +69,9 @@ _CONQUER_A, _ABANDON_A = A.CONQUER, A.ABANDON
 _DECODE_INT = [(int(k), arg) for k, arg in A._DECODE]  # (kind as a plain int, argument)
 _LIFT_A, _PLACE_A, _HERO_A, _FINAL_A, _DRAGON_A = A.LIFT, A.PLACE, A.HERO, A.FINAL, A.DRAGON
 # The legality builders list actions in index order without sorting: they rely on this order.
-assert (A.DECLINE < A.ABANDON < A.CONQUER < A.FINAL < A.END_CONQUEST < A.LIFT < A.PLACE < A.END_REDEPLOY
-        < A.DRAGON < A.HERO < A.ENCAMP < A.FORTRESS < A.CONVERT < A.BERSERK_ROLL < A.STOUT_DECLINE)
+if not (A.DECLINE < A.ABANDON < A.CONQUER < A.FINAL < A.END_CONQUEST < A.LIFT < A.PLACE < A.END_REDEPLOY
+        < A.DRAGON < A.HERO < A.ENCAMP < A.FORTRESS < A.CONVERT < A.BERSERK_ROLL < A.STOUT_DECLINE):
+    raise ImportError("actions.py's table order changed: engine.py's legality builders assume it")
 
 
 _BITS: dict[int, tuple[int, ...]] = {}
