@@ -262,19 +262,20 @@ _ZERO = OBS_SIZE
 _ONE = OBS_SIZE + 1
 _DEFENDER_ABS = OBS_SIZE + 2
 _CANON_SIZE = OBS_SIZE + 2 + MAX_SEATS
-# Positions inside the glob block + extras (filled as one dense Python list on every call).
+# Positions inside the glob block (and, past its end, the defender one-hot of the canonical vector),
+# written by ``Observer._update`` through ``_glob_spec``.
 _GL = {name: start - OFFSETS["glob"][0] for name, start in _G.items()}
 _G_DEFENDER = _DEFENDER_ABS - OFFSETS["glob"][0]
 _DEFENDER = _DEFENDER_ABS
-(_G_PHASE, _G_STARTED, _G_ROUND, _G_LAST_ROUND, _G_TURN_REL, _G_DECIDER_REL, _G_OWN_TURN, _G_VIEWER_DECIDES,
- _G_DEFENDING, _G_OVER, _G_BERSERK_PENDING, _G_BERSERK_ROLL, _G_DIE_ROLLED, _G_LAST_DIE, _G_ACTING_HAND,
- _G_CUR_RACE, _G_DEFEND_RACE, _G_HOLD, _G_GHOUL, _G_PICKED, _G_PLACED, _G_DRAGON_USED, _G_FORT_USED,
- _G_HERO_POOL, _G_ENCAMP_POOL, _G_NONEMPTY, _G_HOLES, _G_AMAZON, _G_RACES_DECK, _G_POWERS_DECK) = (
-    _GL[k] for k in ("phase_onehot", "started", "round_frac", "last_round", "turn_seat_rel", "decider_rel",
-                     "own_turn", "viewer_decides", "defending", "over", "berserk_pending", "berserk_roll",
-                     "die_rolled", "last_die", "acting_hand", "cur_race", "defend_race", "hold", "ghoul_segment",
-                     "picked", "placed", "dragon_used", "fort_used", "hero_pool", "encamp_pool", "nonempty",
-                     "holes_placed", "amazon_held", "races_in_deck", "powers_in_deck"))
+(_G_PHASE, _G_STARTED, _G_ROUND, _G_LAST_ROUND, _G_TURN_REL, _G_DECIDER_REL, _G_OVER, _G_BERSERK_PENDING,
+ _G_BERSERK_ROLL, _G_DIE_ROLLED, _G_LAST_DIE, _G_ACTING_HAND, _G_CUR_RACE, _G_DEFEND_RACE, _G_HOLD, _G_GHOUL,
+ _G_PICKED, _G_PLACED, _G_DRAGON_USED, _G_FORT_USED, _G_HERO_POOL, _G_ENCAMP_POOL, _G_NONEMPTY, _G_HOLES,
+ _G_AMAZON, _G_RACES_DECK, _G_POWERS_DECK) = (
+    _GL[k] for k in ("phase_onehot", "started", "round_frac", "last_round", "turn_seat_rel", "decider_rel", "over",
+                     "berserk_pending", "berserk_roll", "die_rolled", "last_die", "acting_hand", "cur_race",
+                     "defend_race", "hold", "ghoul_segment", "picked", "placed", "dragon_used", "fort_used",
+                     "hero_pool", "encamp_pool", "nonempty", "holes_placed", "amazon_held", "races_in_deck",
+                     "powers_in_deck"))
 
 # Owner codes per occupant (row of _OWNER_TABLE): 0 empty, 1 Lost Tribe, 2+k Ghosts of relative
 # seat k, 8+k active race of relative seat k, 14+k declined race of relative seat k.
@@ -284,7 +285,6 @@ for _k in range(MAX_SEATS):
     _OWNER_TABLE[2 + _k, [_k, 7, 8]] = 1
     _OWNER_TABLE[8 + _k, [_k, 8]] = 1
     _OWNER_TABLE[14 + _k, [_k, 9]] = 1
-_OWNER_ROWS = [tuple(float(x) for x in row) for row in _OWNER_TABLE]
 
 _SC_TOK = 0.1
 _SC_COINS = 1 / 50

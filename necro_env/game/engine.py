@@ -115,8 +115,7 @@ class Game:
         self.skip_forced = config.skip_forced
         self.num_regions = b.num_regions
         self.nbr = b.nbr_mask
-        self.mountain = [1 if t == MOUNTAIN else 0 for t in b.terrain]
-        self._base_cost = [2 + m for m in self.mountain]  # RULES §1.6: 2 tokens, +1 on a mountain
+        self._base_cost = [3 if t == MOUNTAIN else 2 for t in b.terrain]  # RULES §1.6: 2 tokens, +1 on a mountain
         # Regions a race may ever stand on: land, + seas (and the lake outside the scenario) if Seafaring.
         self.land = b.land_mask
         self.seafaring_ok = b.land_mask | b.sea_mask | (0 if self.necromancer else b.lake_mask)
@@ -502,9 +501,7 @@ class Game:
     def _conversion_targets(self, st: State, seat: int) -> list[int]:
         """Sorcerers: lone active enemy tokens next to a Sorcerer region (RULES §2.1)."""
         held = st.regions[SORCERERS]
-        adj = 0
-        for r in bits(held):
-            adj |= self.nbr[r]
+        adj = self._adj.get(held) or self._adjacent(held)
         powers = st.race_power[SORCERERS]
         adj &= self.seafaring_ok if powers & P_SEAFARING else self.land
         adj &= ~(held | st.immune)
