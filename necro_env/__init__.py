@@ -5,14 +5,16 @@
     raw = necro_env.raw_env(players=4)      # the bare one
     env2 = necro_env.replay(record)         # a raw env rebuilt from env.unwrapped.record()
 
-Importing the package registers ``necro_env/NecromancerIsland-v0`` with PettingZoo's
-registry (PettingZoo >= 1.27 has one): ``pettingzoo.make("aec", "necro_env/NecromancerIsland-v0", players=5)``.
+Importing the package registers ``necro_env/NecromancerIsland-v1`` with PettingZoo's
+registry (PettingZoo >= 1.27 has one): ``pettingzoo.make("aec", "necro_env/NecromancerIsland-v1", players=5)``.
+Retired versions stay registered only to fail with a message naming their successor.
 """
 
 __version__ = "0.1.0"
 
 from .env import ENV_ID, env, raw_env  # noqa: E402  (binds necro_env.env to the function, not the module)
 from .record import replay  # noqa: E402
+from .versions import RETIRED_ENV_IDS  # noqa: E402
 
 
 def _register() -> bool:
@@ -23,6 +25,9 @@ def _register() -> bool:
         return False
     if ENV_ID not in aec_registry:
         register("aec", ENV_ID, entry_point="necro_env:env")
+    for old_id in RETIRED_ENV_IDS:  # asking for a retired version says what replaced it
+        if old_id not in aec_registry:
+            register("aec", old_id, entry_point="necro_env.versions:retired_env")
     return True
 
 

@@ -1,4 +1,4 @@
-"""# Necromancer Island (PettingZoo AEC): ``necro_env/NecromancerIsland-v0``
+"""# Necromancer Island (PettingZoo AEC): ``necro_env/NecromancerIsland-v1``
 
 Small World with the Necromancer Island scenario (or the base game) as a
 turn-based multi-agent environment. ``necro_env.env(...)`` gives the wrapped env
@@ -13,12 +13,12 @@ turn-based multi-agent environment. ``necro_env.env(...)`` gives the wrapped env
         action = None if terminated else policy(obs["observation"], obs["action_mask"])
         env.step(action)
 
-| Import             | ``import necro_env; necro_env.env(...)`` (also ``pettingzoo.make("aec", "necro_env/NecromancerIsland-v0")``) |
+| Import             | ``import necro_env; necro_env.env(...)`` (also ``pettingzoo.make("aec", "necro_env/NecromancerIsland-v1")``) |
 |--------------------|------------------------------------------------------------------|
 | Actions            | Discrete(509), the same for every agent and board                 |
 | Agents             | ``player_0`` ... ``player_{n-2}``, ``necromancer_0`` (base game: ``player_0`` ... ``player_{n-1}``) |
-| Observation        | Dict(observation=Box(0, high, (2508,), float32), action_mask=Box(0, 1, (509,), int8)) |
-| State              | Box(0, high, (2508,), float32): the full view (``Observer.state_vector``) |
+| Observation        | Dict(observation=Box(0, high, (2515,), float32), action_mask=Box(0, 1, (509,), int8)) |
+| State              | Box(0, high, (2515,), float32): the full view (``Observer.state_vector``) |
 | Rewards            | ``win`` (default), ``rank`` or ``coins``                          |
 
 ## Arguments
@@ -36,10 +36,16 @@ hide_coins=False, hide_necro_reserve=True, **game_options)``
 * ``reward``: see Rewards; anything else raises ``ConfigError`` (a ``ValueError``).
 * ``illegal_action`` (wrapped env only): ``"terminate"`` (default; like PettingZoo's
   ``TerminateIllegalWrapper``: the offender gets -1, every other agent 0, the game
-  ends, every agent is terminated and ``infos[agent]["illegal_action"]`` says what
-  happened) or ``"raise"`` (raise ``IllegalActionError``, nothing changes).
-  The raw env always raises.
-* ``hide_coins``: observations show only the viewer's own coins.
+  ends, every agent is terminated; the offender's ``infos[agent]["illegal_action"]``
+  holds the note with its legal actions, every other agent's says only who ended the
+  game, since the offender's legal actions can reveal hidden coins or badges) or
+  ``"raise"`` (raise ``IllegalActionError``, nothing changes). The raw env always raises.
+* ``hide_coins``: observations show only the viewer's own coins, and the engine keeps
+  every seat's coins out of what the others observe (``GameConfig.hide_coins``: the
+  Necromancer's BUY step is always offered, PICK/BUY are never skipped as forced).
+* ``final_die`` (a game option): ``"when_short"`` (default) offers the reinforcement die
+  only when no conquest is affordable; ``"any"`` on any region 1-3 tokens short
+  (RULES §1.6 and its common alternative reading).
 * ``hide_necro_reserve``: the Necromancer's reserve badges are hidden from the
   players (default True; he always sees them).
 
@@ -85,7 +91,7 @@ ids of the board; seat arguments are seat offsets clockwise from the decider.
 
 ## Observation
 
-``observation``: 2508 float32 features, seat-relative (the viewer is seat 0; the
+``observation``: 2515 float32 features, seat-relative (the viewer is seat 0; the
 Necromancer's seat carries a role flag), only what the viewer may know; the layout
 and every feature's offset are in ``necro_env.observe`` (``OFFSETS``):
 
@@ -95,8 +101,8 @@ and every feature's offset are in ``necro_env.observe`` (``OFFSETS``):
 | region        |   720 |    816 | 48 x 17: owner (relative seat, Lost Tribe, Ghost), active/declined, tokens, lair, fortress, encampments, hole, hero, dragon |
 | seat          |  1536 |    402 | 6 x 67: coins, active race and powers, declined races, hand, tray, regions, pact, ... |
 | combo         |  1938 |    222 | 6 x 37: race, power, coins on it, tokens |
-| necro         |  2160 |    254 | reserve, Island, Well, souls, price, powers in use, reserve and drawn powers per slot (hidden from players) |
-| glob          |  2414 |     94 | round, phase, whose turn, the pending decision (Berserk roll, hand, hold, ...) |
+| necro         |  2160 |    255 | reserve, Island, Well, souls, price, Ghosts that may return to the Island, powers in use, reserve and drawn powers per slot (hidden from players) |
+| glob          |  2415 |    100 | round, phase, whose turn, the viewer's place in the round, the pending decision (Berserk roll, hand, hold, ...) |
 
 ``action_mask``: int8, 1 for the legal actions of the observed agent (all zeros
 for an agent that is not deciding now). Each call returns fresh arrays.
@@ -117,6 +123,26 @@ since its last step at its next ``last()``. At the end every ``infos[agent]`` ho
 ``game.result(state)`` (coins, winners as seats, ``winner_agents``, ``final_coins``,
 the Necromancer's Ghost curve).
 
+## What each seat sees
+
+| information | the seat itself | other seats (observation, mask, infos, rewards) | ``state()`` / ``render()`` |
+|-------------|-----------------|--------------------------------------------------|----------------------------|
+| board, races, powers in use, hands, trays, combo column, Well, Island, round, phase | yes | yes | yes |
+| coins | yes | yes by default; hidden with ``hide_coins=True`` (and the engine then keeps them out of the turn flow) | yes |
+| the Necromancer's drawn and reserve badges | the Necromancer | hidden (``hide_necro_reserve=True``, default) | yes |
+| its legal actions (mask) | yes | no: non-deciding agents get all-zero masks | - |
+| the offender's legal actions after an illegal move | the offender's ``infos`` | no: only who ended the game | the record's ``illegal`` note |
+| the order of the race and power decks, the random generator | no | no | no |
+| the final result (every seat's coins) | at the end, in ``infos`` | at the end, in ``infos`` | yes |
+
+``state()`` is the centralised-critic view: the observation layout in absolute seat
+order (slot 0 = ``player_0``), every seat's coins and the Necromancer's badges revealed,
+no viewer flags; it does **not** hold the deck order or the random generator (nobody
+can see those; ``get_state()`` does, for saving). ``render()`` (``ansi``, ``human``,
+``rgb_array``) is a spectator's view that shows everything ``state()`` shows;
+``env.unwrapped.render_as(agent)`` gives the ``ansi`` text from one seat's view (others'
+coins hidden under ``hide_coins``, the Necromancer's badges hidden from the players).
+
 ## Records, saving, pickling
 
 ``env.unwrapped.record()``: a JSON-ready game record (format version, config,
@@ -130,7 +156,7 @@ OS when there was none). The seed used is in ``record()["seed"]``.
 
 ## Version history
 
-* v0: first release.
+{version_history}
 """
 from __future__ import annotations
 
@@ -143,13 +169,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from . import versions
 from .game import NUM_ACTIONS, Game, GameConfig, State
 from .game.errors import ConfigError, IllegalActionError, NecroEnvError, StateError
 from .observe import OBS_HIGH, OBS_SIZE, Observer
 from .record import RECORD_FORMAT, RECORD_VERSION, check_header, check_keys, replay_engine
 
-ENV_ID = "necro_env/NecromancerIsland-v0"
-ENV_NAME = "necromancer_island_v0"
+__doc__ = __doc__.replace("{version_history}", "\n".join(f"* {v}: {text}" for v, text in versions.VERSION_HISTORY))
+ENV_ID = versions.ENV_ID
+ENV_NAME = versions.ENV_NAME
 REWARD_SCHEMES = ("win", "rank", "coins")
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 STATE_FORMAT = "necro_env/env_state"
@@ -176,7 +204,8 @@ def make_config(players: int = 4, **game_options: Any) -> GameConfig:
     """``GameConfig(players=players, **game_options)``; unknown option names raise ``ConfigError``.
 
     The env turns ``skip_forced`` on unless told otherwise: a decision with a single legal
-    action is applied by the engine, so ``agent_selection`` always has a real choice."""
+    action is applied by the engine, so ``agent_selection`` always has a real choice.
+    (The env's ``hide_coins`` reaches the engine as ``GameConfig.hide_coins``.)"""
     unknown = sorted(set(game_options) - set(_CONFIG_FIELDS))
     if unknown:
         raise ConfigError(f"unknown game options {unknown}; allowed: {sorted(set(_CONFIG_FIELDS) - {'players'})}")
@@ -223,7 +252,9 @@ class raw_env(AECEnv):
                  hide_coins: bool = False, hide_necro_reserve: bool = True, **game_options: Any) -> None:
         super().__init__()
         _check_options(reward, hide_coins, hide_necro_reserve, render_mode)
-        config = make_config(players, **game_options)
+        if "hide_coins" in game_options:  # only reachable through **kwargs dicts
+            raise ConfigError("hide_coins is an env option; pass it once")
+        config = make_config(players, hide_coins=bool(hide_coins), **game_options)
         self._kwargs = dict(players=players, render_mode=render_mode, reward=reward, hide_coins=bool(hide_coins),
                             hide_necro_reserve=bool(hide_necro_reserve), **game_options)
         self.render_mode = render_mode
@@ -458,12 +489,30 @@ class raw_env(AECEnv):
         self._illegal = {"agent": agent, "action": int(action), "message": message}
         for a in self.agents:
             self.terminations[a] = True
-            self.infos[a] = {"illegal_action": dict(self._illegal)}
+            self.infos[a] = self._illegal_info(a)
         self._deads_step_first()
         if self.render_mode == "human":
             self.render()
 
+    def _illegal_info(self, agent: str) -> dict:
+        """The terminal info after an illegal move: the whole note (with the offender's legal
+        actions) for the offender, only who ended the game for everyone else."""
+        note = self._illegal
+        if agent == note["agent"]:
+            return {"illegal_action": dict(note)}
+        return {"illegal_action": {"agent": note["agent"],
+                                   "message": f"the game ended: {note['agent']} played an illegal action"}}
+
     # ------------------------------------------------------------------ render
+    def render_as(self, agent: str) -> str:
+        """The ``ansi`` text from ``agent``'s view: what that seat may know (see "What each seat sees")."""
+        if self._st is None:
+            raise EnvUsageError("render_as() before reset()")
+        from . import render as R
+
+        return R.ansi(self.game, self._st, self._seat_agent, viewer=self.seat_of(agent),
+                      hide_coins=self.hide_coins, hide_necro_reserve=self.hide_necro_reserve)
+
     def render(self) -> None | np.ndarray | str:
         """``ansi``: the text view; ``human``: print it; ``rgb_array``: a picture of the board."""
         if self.render_mode is None:
@@ -545,6 +594,9 @@ class raw_env(AECEnv):
                  "engine", "agents", "agent_selection", "skip_agent_selection", "rewards", "cumulative_rewards",
                  "terminations", "truncations", "infos", "prev_coins", "rewards_dirty"}
         check_keys(saved, known, known, "env state")
+        if saved["env_id"] != ENV_ID:
+            why = versions.retired_message(saved["env_id"]) if isinstance(saved["env_id"], str) else None
+            raise StateError(f"env state saved by {saved['env_id']!r}, not {ENV_ID}" + (f": {why}" if why else ""))
         try:
             config = GameConfig.from_dict(saved["config"])
         except (ConfigError, TypeError) as e:

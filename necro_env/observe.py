@@ -29,9 +29,9 @@ flat feature; ``REGION_STATIC_COLS`` etc. give ``(column, width)`` inside a row.
     region             720     816    48 x 17
     seat              1536     402    6 x 67
     combo             1938     222    6 x 37
-    necro             2160     254    flat
-    glob              2414      94    flat
-    OBS_SIZE = 2508
+    necro             2160     255    flat
+    glob              2415     100    flat
+    OBS_SIZE = 2515
 
     region_static columns: exists 0, terrain one-hot 1-7 (farmland forest hill swamp
         mountain sea lake; the mountain's +1 defence is terrain 5th column), mine 8,
@@ -49,13 +49,18 @@ flat feature; ``REGION_STATIC_COLS`` etc. give ``(column, width)`` inside a row.
     combo columns: present 0, race one-hot 1-14, power one-hot 15-34, coins/5 35,
         tokens_at_pickup/20 36
     necro (flat, by name in OFFSETS): scenario, viewer_is_necromancer, reserve,
-        island, well_ghosts, well_others, souls, ghosts_in_play, price, bought_ghosts,
-        bought_powers, reserve_powers_left, ghosts_removed, powers_in_use (20),
+        island, well_ghosts, well_others, souls, ghosts_in_play, price (of his next
+        purchase: powers in use + Ghosts on the map, the Island and in his hand),
+        bought_ghosts, bought_powers, reserve_powers_left, ghosts_removed,
+        island_returnable (Ghosts he may still put back on the Island this redeployment,
+        RULES A14; 0 outside his turn), powers_in_use (20),
         reserve_powers (5 slots x 20 one-hot, hidden), drawn_powers (6 slots x 20
         one-hot, hidden), reserve_visible
     glob (flat): round_frac, last_round, game_turns, seats_onehot (5: 2..6 seats),
         board_onehot (4: boards 2..5), phase_onehot (9, ``Phase``), own_turn,
-        viewer_decides, defending, turn_seat_rel (6), decider_rel (6),
+        viewer_decides, defending, turn_seat_rel (6), decider_rel (6), turn_order (6:
+        one-hot of the viewer's place in the round, 0 = it starts the round; all 0 in
+        ``state_vector``),
         berserk_pending, berserk_roll (4: 0..3), last_die, die_rolled, acting_hand,
         hold, ghoul_segment, started (3), picked, placed, dragon_used, fort_used,
         hero_pool, encamp_pool, nonempty, holes_placed, cur_race (16 occupants),
@@ -70,26 +75,27 @@ Flat features (name, start, length):
     necro.souls                  2166  1   necro.ghosts_in_play         2167  1
     necro.price                  2168  1   necro.bought_ghosts          2169  1
     necro.bought_powers          2170  1   necro.reserve_powers_left    2171  1
-    necro.ghosts_removed         2172  1   necro.powers_in_use          2173 20
-    necro.reserve_powers         2193 100   necro.drawn_powers           2293 120
-    necro.reserve_visible        2413  1
-    glob.round_frac              2414  1   glob.last_round              2415  1
-    glob.game_turns              2416  1   glob.seats_onehot            2417  5
-    glob.board_onehot            2422  4   glob.phase_onehot            2426  9
-    glob.own_turn                2435  1   glob.viewer_decides          2436  1
-    glob.defending               2437  1   glob.turn_seat_rel           2438  6
-    glob.decider_rel             2444  6   glob.berserk_pending         2450  1
-    glob.berserk_roll            2451  4   glob.last_die                2455  1
-    glob.die_rolled              2456  1   glob.acting_hand             2457  1
-    glob.hold                    2458  1   glob.ghoul_segment           2459  1
-    glob.started                 2460  3   glob.picked                  2463  1
-    glob.placed                  2464  1   glob.dragon_used             2465  1
-    glob.fort_used               2466  1   glob.hero_pool               2467  1
-    glob.encamp_pool             2468  1   glob.nonempty                2469  1
-    glob.holes_placed            2470  1   glob.cur_race                2471 16
-    glob.defend_race             2487 16   glob.amazon_held             2503  1
-    glob.races_in_deck           2504  1   glob.powers_in_deck          2505  1
-    glob.over                    2506  1   glob.victory_anytime         2507  1
+    necro.ghosts_removed         2172  1   necro.island_returnable      2173  1
+    necro.powers_in_use          2174 20   necro.reserve_powers         2194 100
+    necro.drawn_powers           2294 120   necro.reserve_visible        2414  1
+    glob.round_frac              2415  1   glob.last_round              2416  1
+    glob.game_turns              2417  1   glob.seats_onehot            2418  5
+    glob.board_onehot            2423  4   glob.phase_onehot            2427  9
+    glob.own_turn                2436  1   glob.viewer_decides          2437  1
+    glob.defending               2438  1   glob.turn_seat_rel           2439  6
+    glob.decider_rel             2445  6   glob.turn_order              2451  6
+    glob.berserk_pending         2457  1   glob.berserk_roll            2458  4
+    glob.last_die                2462  1   glob.die_rolled              2463  1
+    glob.acting_hand             2464  1   glob.hold                    2465  1
+    glob.ghoul_segment           2466  1   glob.started                 2467  3
+    glob.picked                  2470  1   glob.placed                  2471  1
+    glob.dragon_used             2472  1   glob.fort_used               2473  1
+    glob.hero_pool               2474  1   glob.encamp_pool             2475  1
+    glob.nonempty                2476  1   glob.holes_placed            2477  1
+    glob.cur_race                2478 16   glob.defend_race             2494 16
+    glob.amazon_held             2510  1   glob.races_in_deck           2511  1
+    glob.powers_in_deck          2512  1   glob.over                    2513  1
+    glob.victory_anytime         2514  1
 
 "own_turn" = it is the viewer's turn; "viewer_decides" = the viewer must decide now;
 "defending" = the viewer decides outside its turn (a defender placing survivors, or
@@ -147,14 +153,15 @@ DRAW_SLOTS = 6
 _NECRO_FEATURES = (
     ("scenario", 1), ("viewer_is_necromancer", 1), ("reserve", 1), ("island", 1), ("well_ghosts", 1),
     ("well_others", 1), ("souls", 1), ("ghosts_in_play", 1), ("price", 1), ("bought_ghosts", 1),
-    ("bought_powers", 1), ("reserve_powers_left", 1), ("ghosts_removed", 1),
+    ("bought_powers", 1), ("reserve_powers_left", 1), ("ghosts_removed", 1), ("island_returnable", 1),
     ("powers_in_use", NUM_POWERS), ("reserve_powers", RESERVE_SLOTS * NUM_POWERS),
     ("drawn_powers", DRAW_SLOTS * NUM_POWERS), ("reserve_visible", 1),
 )
 _GLOB_FEATURES = (
     ("round_frac", 1), ("last_round", 1), ("game_turns", 1), ("seats_onehot", 5), ("board_onehot", 4),
     ("phase_onehot", NUM_PHASES), ("own_turn", 1), ("viewer_decides", 1), ("defending", 1),
-    ("turn_seat_rel", MAX_SEATS), ("decider_rel", MAX_SEATS), ("berserk_pending", 1), ("berserk_roll", 4),
+    ("turn_seat_rel", MAX_SEATS), ("decider_rel", MAX_SEATS), ("turn_order", MAX_SEATS),
+    ("berserk_pending", 1), ("berserk_roll", 4),
     ("last_die", 1), ("die_rolled", 1), ("acting_hand", 1), ("hold", 1), ("ghoul_segment", 1),
     ("started", 3), ("picked", 1), ("placed", 1), ("dragon_used", 1), ("fort_used", 1), ("hero_pool", 1),
     ("encamp_pool", 1), ("nonempty", 1), ("holes_placed", 1), ("cur_race", NUM_OCCUPANTS),
@@ -250,7 +257,7 @@ _N_POWERS, _N_RESERVE, _N_DRAWN = (_N[k] - OFFSETS["necro"][0]
                                    for k in ("powers_in_use", "reserve_powers", "drawn_powers"))
 # The scalars sit in one contiguous run, in this order: one slice write updates them all.
 _N_SCALAR_ORDER = ("reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
-                   "bought_ghosts", "bought_powers", "reserve_powers_left", "ghosts_removed")
+                   "bought_ghosts", "bought_powers", "reserve_powers_left", "ghosts_removed", "island_returnable")
 _N_SCALAR0 = _N[_N_SCALAR_ORDER[0]]
 assert [_N[k] for k in _N_SCALAR_ORDER] == list(range(_N_SCALAR0, _N_SCALAR0 + len(_N_SCALAR_ORDER)))
 _N_BADGES0 = _N["powers_in_use"]
@@ -334,7 +341,8 @@ def _changed(new: list, old: list) -> list[int]:
 class Observer:
     """Fills observation vectors for one ``Game`` (one board, one seat count).
 
-    hide_coins: show only the viewer's own coins (others read 0, ``coins_visible`` 0).
+    hide_coins: show only the viewer's own coins (others read 0, ``coins_visible`` 0); None
+    (default) = the game's ``GameConfig.hide_coins``.
     hide_necro_reserve: hide the Necromancer's reserve and drawn badges from the players
     (default True); he always sees his own.
 
@@ -349,9 +357,9 @@ class Observer:
     ``hide_coins``, the reserve badges) at the constant 0.
     """
 
-    def __init__(self, game: Game, hide_coins: bool = False, hide_necro_reserve: bool = True) -> None:
+    def __init__(self, game: Game, hide_coins: bool | None = None, hide_necro_reserve: bool = True) -> None:
         self.game = game
-        self.hide_coins = bool(hide_coins)
+        self.hide_coins = game.config.hide_coins if hide_coins is None else bool(hide_coins)
         self.hide_necro_reserve = bool(hide_necro_reserve)
         b = game.board
         self.n = n = game.num_seats
@@ -470,6 +478,9 @@ class Observer:
             for j in range(w):
                 a = seat_at(j)
                 perm[s + j] = _ZERO if a is None else s + a
+        s, w = OFFSETS["glob.turn_order"]
+        for j in range(w):
+            perm[s + j] = _ONE if j == v else _ZERO
         perm[_G["own_turn"]] = _G["turn_seat_rel"] + v
         perm[_G["viewer_decides"]] = _G["decider_rel"] + v
         perm[_G["defending"]] = _DEFENDER + v
@@ -659,7 +670,7 @@ class Observer:
         if self.necro_seat >= 0:
             held = regions[GHOST]
             key = (tray[GHOST], st.island, st.souls, held, rp[GHOST], st.bought_ghosts, st.bought_powers,
-                   st.ghosts_removed)
+                   st.ghosts_removed, hand[GHOST], self.game.island_cap(st))
             badges = (self._necro_key is None or rp[GHOST] != self._necro_key[4]
                       or st.necro_reserve != self._reserve or st.necro_draw != self._draw)
             if badges or key != self._necro_key or (tok_bits & held) or st.well != self._well:
@@ -698,11 +709,13 @@ class Observer:
         tok = st.tok
         in_play = island + sum([tok[r] for r in _bits(st.regions[GHOST])])
         canon = self._canon
-        canon[_N_SCALAR0:_N_SCALAR0 + 11] = (
+        returnable = self.game.island_cap(st) - island
+        canon[_N_SCALAR0:_N_SCALAR0 + len(_N_SCALAR_ORDER)] = (
             st.tray[GHOST] * _SC_GHOST, island * _SC_GHOST, well[GHOST] * _SC_GHOST,
             (sum(well) - well[GHOST]) * _SC_HAND, st.souls * 0.25, in_play * _SC_GHOST,
-            (pu.bit_count() + in_play) * _SC_HAND, st.bought_ghosts * _SC_GHOST, st.bought_powers * 0.2,
-            (len(st.necro_reserve) - st.necro_reserve.count(-1)) * 0.2, st.ghosts_removed * 0.5)
+            (pu.bit_count() + in_play + st.hand[GHOST]) * _SC_HAND, st.bought_ghosts * _SC_GHOST,
+            st.bought_powers * 0.2, (len(st.necro_reserve) - st.necro_reserve.count(-1)) * 0.2,
+            st.ghosts_removed * 0.5, (returnable if returnable > 0 else 0) * _SC_GHOST)
         if badges:
             blk = canon[_N_BADGES0:_N_BADGES1]
             blk[:] = 0.0

@@ -2,7 +2,7 @@
 
 A game record is the JSON-ready dict of ``env.unwrapped.record()``:
 
-    {"format": "necro_env/record", "version": 1, "env_id": "necro_env/NecromancerIsland-v0",
+    {"format": "necro_env/record", "version": 1, "env_id": "necro_env/NecromancerIsland-v1",
      "config": {GameConfig fields}, "options": {"reward", "hide_coins", "hide_necro_reserve"},
      "seed": int, "agents": [...], "actions": [int, ...],
      "illegal": null | {"agent", "action", "message"},   # the game was ended by an illegal action
@@ -30,6 +30,7 @@ from .game.actions import Kind
 from .game.board import TERRAIN_NAMES
 from .game.catalog import OCCUPANT_NAMES, POWERS, RACES
 from .game.errors import ConfigError, IllegalActionError, StateError
+from .versions import ENV_ID, retired_message
 
 RECORD_FORMAT = "necro_env/record"
 RECORD_VERSION = 1
@@ -79,6 +80,11 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
     """Check a record's shape; ``(config, env options, seed, actions)``; ``StateError`` if malformed."""
     check_header(record, RECORD_FORMAT, RECORD_VERSION, "game record")
     check_keys(record, _REQUIRED, _RECORD_KEYS, "game record")
+    env_id = record.get("env_id", ENV_ID)
+    if env_id != ENV_ID:
+        why = retired_message(env_id) if isinstance(env_id, str) else None
+        raise StateError(f"game record made by {env_id!r}, which this necro_env cannot replay: "
+                         + (why or f"it replays {ENV_ID} records"))
     try:
         config = GameConfig.from_dict(record["config"])
     except (ConfigError, TypeError) as e:
@@ -90,6 +96,9 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
     if set(options) - allowed:
         raise StateError(f"game record options: unknown keys {sorted(set(options) - allowed)}; "
                          f"allowed: {sorted(allowed)}")
+    if options.get("hide_coins", config.hide_coins) != config.hide_coins:
+        raise StateError(f"game record options say hide_coins={options['hide_coins']!r} but its config says "
+                         f"{config.hide_coins!r}")
     seed = record["seed"]
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise StateError(f"game record seed must be a non-negative int, got {seed!r}")
@@ -107,9 +116,9 @@ def replay(record: dict):
     from .env import raw_env  # deferred: env imports this module
 
     config, options, seed, actions = parse_record(record)
-    game_options = {k: v for k, v in config.to_dict().items() if k != "players"}
+    game_options = {k: v for k, v in config.to_dict().items() if k not in ("players", "hide_coins")}
     try:
-        env = raw_env(players=config.players, **options, **game_options)
+        env = raw_env(players=config.players, **{"hide_coins": config.hide_coins, **options}, **game_options)
     except ConfigError as e:
         raise StateError(f"game record options: {e}") from None
     agents = record.get("agents")

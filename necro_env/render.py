@@ -1,6 +1,7 @@
 """Rendering: ``ansi`` text and an ``rgb_array`` picture of the board (numpy only).
 
-The text view is a spectator's view (everything, the Necromancer's reserve included):
+The text view is a spectator's view (everything, the Necromancer's reserve included;
+``ansi(..., viewer=seat)`` hides what that seat may not know):
 turn and phase, every seat (coins, races, powers, hand), the combo column, the
 Necromancer (reserve, Island, Well, souls, price) and every region (terrain,
 symbols, owner, tokens, pieces).
@@ -33,9 +34,16 @@ def _powers(mask: int) -> str:
     return "+".join(names) if names else "-"
 
 
-def ansi(game: Game, st: State, names: list[str] | None = None) -> str:
-    """The text view of ``st`` (see the module docstring)."""
+def ansi(game: Game, st: State, names: list[str] | None = None, viewer: int | None = None,
+         hide_coins: bool = False, hide_necro_reserve: bool = True) -> str:
+    """The text view of ``st`` (see the module docstring).
+
+    viewer: a seat to render for instead of a spectator: with ``hide_coins`` the other seats'
+    coins read ``?``, and with ``hide_necro_reserve`` the Necromancer's drawn and reserve badges
+    are hidden from the players (he always sees his own)."""
     b = game.board
+    show_coins = viewer is None or not hide_coins
+    show_badges = viewer is None or not hide_necro_reserve or viewer == game.necro_seat
     n = game.num_seats
     names = names or [f"seat {s}" for s in range(n)]
     lines = []
@@ -52,7 +60,8 @@ def ansi(game: Game, st: State, names: list[str] | None = None) -> str:
     for s in range(n):
         a = st.active[s]
         mark = ">" if (s == st.decider and not st.over) else " "
-        parts = [f"{mark} {names[s]:<14} coins {st.coins[s]:>3}"]
+        coins = f"{st.coins[s]:>3}" if show_coins or s == viewer else "  ?"
+        parts = [f"{mark} {names[s]:<14} coins {coins}"]
         if s == game.necro_seat:
             parts.append(f"Ghosts, powers {_powers(st.race_power[GHOST])}, hand {st.hand[GHOST]}")
         elif a >= 0:
@@ -72,8 +81,12 @@ def ansi(game: Game, st: State, names: list[str] | None = None) -> str:
         lines.append(f"  {j}: {OCCUPANT_NAMES[st.col_race[j]]} + {POWERS[st.col_power[j]].name}"
                      f"  (coins on it {st.col_coins[j]})")
     if game.necromancer:
-        reserve = [POWERS[p].name for p in st.necro_reserve if p >= 0]
-        drawn = [POWERS[p].name for p in st.necro_draw]
+        if show_badges:
+            reserve = [POWERS[p].name for p in st.necro_reserve if p >= 0]
+            drawn = [POWERS[p].name for p in st.necro_draw]
+        else:
+            reserve = [f"{sum(1 for p in st.necro_reserve if p >= 0)} hidden"]
+            drawn = ["6 hidden"] if st.necro_draw else []
         lines.append(f"Necromancer: Reserve {st.tray[GHOST]} Ghosts, Island {st.island}, "
                      f"Well {sum(st.well)} ({st.well[GHOST]} Ghosts) + {st.souls} souls, "
                      f"in play {game.ghosts_in_play(st)}, next purchase {game.purchase_price(st)} coins")

@@ -25,6 +25,13 @@ convention) or raises ``IllegalActionError`` (``illegal="raise"``).
 Player learners rotate over the player seats from episode to episode
 (``learner_seat="rotate"``) so no seat position biases what is learned.
 
+What the learner sees is what its seat may know, as in the AEC env: ``hide_coins``
+(default False) hides the other seats' coins (and makes the engine keep them out of
+the turn flow, ``GameConfig.hide_coins``), ``hide_necro_reserve`` (default True) hides
+the Necromancer's badges from a player learner. ``info`` holds only the learner's
+``seat``; the episode's seed (from which the deck order and the Necromancer's badges
+can be rebuilt) is privileged: ``privileged_info()`` returns it for logging.
+
 Every episode's seed comes from the env's own generator (seeded by ``reset(seed=...)``),
 and ``get_state()``/``set_state()`` capture everything (engine state, opponents'
 generators, counters) so a training run can be checkpointed and resumed exactly.
@@ -50,7 +57,7 @@ REWARDS = REWARD_SCHEMES  # the AEC env's schemes, with the same meaning
 class SingleSeatEnv(gym.Env):
     """One learner seat; the other seats are played by fixed or sampled policies."""
 
-    metadata = {"render_modes": ["ansi"], "name": "necro_env_single_seat_v0"}
+    metadata = {"render_modes": ["ansi"], "name": "necro_env_single_seat_v1"}
 
     def __init__(
         self,
@@ -64,6 +71,8 @@ class SingleSeatEnv(gym.Env):
         opponent_sampler: Callable[[np.random.Generator, int], Any] | None = None,
         render_mode: str | None = None,
         shaping: float = 0.0,
+        hide_coins: bool = False,
+        hide_necro_reserve: bool = True,
         **game_options: Any,
     ) -> None:
         if reward not in REWARDS:
@@ -72,7 +81,11 @@ class SingleSeatEnv(gym.Env):
             raise ValueError(f"learner must be 'necromancer' or 'player', got {learner!r}")
         if illegal not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal must be one of {ILLEGAL_ACTION_MODES}, got {illegal!r}")
-        self.config = GameConfig(players=players, **{"skip_forced": True, **game_options})
+        for name, value in (("hide_coins", hide_coins), ("hide_necro_reserve", hide_necro_reserve)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name} must be a bool, got {value!r}")
+        self.config = GameConfig(players=players, hide_coins=bool(hide_coins),
+                                 **{"skip_forced": True, **game_options})
         if learner == "necromancer" and not self.config.necromancer:
             raise ValueError("learner='necromancer' needs a Necromancer game (3-6 seats, necromancer=True)")
         self.game = Game(self.config)
@@ -96,7 +109,7 @@ class SingleSeatEnv(gym.Env):
         self._necro_policy = (make_policy(necromancer_opponent, "necromancer")
                               if self.config.necromancer and learner == "player" else None)
         from .observe import OBS_SIZE, Observer
-        self.observer = Observer(self.game)
+        self.observer = Observer(self.game, hide_coins=bool(hide_coins), hide_necro_reserve=bool(hide_necro_reserve))
         self.observation_space = gym.spaces.Box(-np.inf, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
         self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
         self._gen = np.random.default_rng(0)
@@ -198,6 +211,11 @@ class SingleSeatEnv(gym.Env):
         return self.observer.observe(self.state, self.seat)
 
     def _info(self) -> dict:
+        return {"seat": self.seat}
+
+    def privileged_info(self) -> dict:
+        """What the learner must not see but a log may keep: the episode's seed (the deck order and
+        the Necromancer's badges follow from it) and the learner's seat."""
         return {"seat": self.seat, "episode_seed": self._episode_seed}
 
     def _potential(self) -> float:

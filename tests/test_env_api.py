@@ -18,7 +18,7 @@ from necro_env.env import (
     ENV_ID, EnvUsageError, GameOverError, InvalidActionError, NecroEnvWrapper, raw_env,
 )
 from necro_env.game import NUM_ACTIONS, Phase, action_table
-from necro_env.game.errors import ConfigError, IllegalActionError
+from necro_env.game.errors import ConfigError, IllegalActionError, StateError
 from necro_env.observe import OBS_SIZE, OFFSETS
 
 CONFIGS = [(2, False), (3, False), (4, False), (5, False), (3, True), (4, True), (5, True), (6, True)]
@@ -70,11 +70,29 @@ def test_registry() -> None:
 
     assert necro_env.REGISTERED is True
     assert ENV_ID in pettingzoo.aec_registry
-    env = pettingzoo.make("aec", "necro_env/NecromancerIsland-v0", players=5)
+    env = pettingzoo.make("aec", "necro_env/NecromancerIsland-v1", players=5)
     assert isinstance(env, NecroEnvWrapper)
     assert env.possible_agents == ["player_0", "player_1", "player_2", "player_3", "necromancer_0"]
     env.reset(seed=0)
     assert play_out(env, np.random.default_rng(0)) > 0
+
+
+def test_retired_version_names_its_successor() -> None:
+    """The rules changed in v1: making v0 fails with a typed error naming v1; v0 records and states are refused."""
+    import pettingzoo
+
+    with pytest.raises(ConfigError, match="NecromancerIsland-v1"):
+        pettingzoo.make("aec", "necro_env/NecromancerIsland-v0", players=4)
+    env = necro_env.env(players=3)
+    env.reset(seed=0)
+    rec = env.unwrapped.record()
+    rec["env_id"] = "necro_env/NecromancerIsland-v0"
+    with pytest.raises(StateError, match="retired: use necro_env/NecromancerIsland-v1"):
+        necro_env.replay(rec)
+    saved = env.unwrapped.get_state()
+    saved["env_id"] = "necro_env/NecromancerIsland-v0"
+    with pytest.raises(StateError, match="NecromancerIsland-v1"):
+        env.unwrapped.set_state(saved)
 
 
 def test_exports() -> None:

@@ -78,7 +78,7 @@ def test_layout_is_contiguous_and_documented() -> None:
         start, length = OFFSETS[b]
         assert start == pos
         pos += length
-    assert pos == OBS_SIZE == 2508
+    assert pos == OBS_SIZE == 2515
     for blk, feats in (("necro", O._NECRO_FEATURES), ("glob", O._GLOB_FEATURES)):
         s, n = OFFSETS[blk]
         assert sum(w for _, w in feats) == n

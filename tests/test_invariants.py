@@ -107,8 +107,9 @@ def check_boundary(g: Game, st: State, prev_seat: int) -> None:
     if not g.necromancer:
         assert st.well == [0] * len(st.well) and st.souls == 0 and st.island == 0
         return
-    # Rule 10: after spawning fewer than 4 tokens stay in the Well.
-    assert sum(st.well) + st.souls < 4, f"Well {st.well} + {st.souls} souls after spawning"
+    # Rule 10 / A9: after spawning fewer than 4 tokens stay in the Well, unless no Ghost could be taken from the Reserve.
+    assert sum(st.well) + st.souls < 4 or (st.tray[GHOST] == 0 and st.well[GHOST] == 0), \
+        f"Well {st.well} + {st.souls} souls after spawning"
     assert st.island >= 0 and st.souls >= 0
     # Rule 14: had the Necromancer met his goal at a victory check, the game would be over.
     checked = prev_seat == g.necro_seat or g.config.victory_check == "anytime"

@@ -63,7 +63,8 @@ def ghost_count(g: Game, st) -> int:
 def boundary_checks(g: Game, st) -> None:
     g.check_invariants(st)
     assert ghost_count(g, st) == 14
-    assert sum(st.well) + st.souls < 4, (st.well, st.souls)
+    # A9: a full set stays in the Well only when no Ghost could be taken from the Reserve
+    assert sum(st.well) + st.souls < 4 or (st.tray[GHOST] == 0 and st.well[GHOST] == 0), (st.well, st.souls)
     assert st.occ[g.board.lake] == -1 and st.tok[g.board.lake] == 0
     assert st.ghosts_removed == g.config.handicap
     if not st.over and st.turn_seat != g.necro_seat:

@@ -19,7 +19,7 @@ from necro_env.game.catalog import (
 )
 from necro_env.game.state import UNUSED
 
-from positions import begin, empty_position, give_race, legal, play, put, set_necro_powers
+from positions import begin, empty_position, give_race, kinds, legal, play, put, set_necro_powers
 
 NP = ("Commando", "Alchemist", "Flying", "Heroic", "Mounted", "Underworld")
 LAKE = 7
@@ -410,17 +410,47 @@ def test_rule10_spawning_at_the_end_of_a_players_turn(well, island_gain, left):
     g.check_invariants(st)
 
 
-def test_A9_empty_reserve_spawns_nothing():
-    """RULES §4.3 A9: with an empty reserve a full Well is emptied (Ghost-free tokens to the tray) and nothing spawns."""
+def test_A9_empty_reserve_keeps_the_well():
+    """RULES §4.3 A9: a set is removed only if a Ghost can then be taken from the Reserve; with an empty Reserve and
+    no Ghost in the Well, 5 Elf tokens stay in the Well (none vanish) and nothing spawns."""
     g, st = scen()
     to_island(st, st.tray[GHOST])
-    to_well(st, LOST_TRIBE, 4)
-    tray_lt = st.tray[LOST_TRIBE]
+    to_well(st, ELVES, 5)
+    tray_elves = st.tray[ELVES]
     ratmen_turn(g, st, hand=0)
     end_turn(g, st)
     assert st.island == 14 and st.tray[GHOST] == 0
-    assert well_total(st) == 0 and st.tray[LOST_TRIBE] == tray_lt + 4
+    assert st.well[ELVES] == 5 and st.tray[ELVES] == tray_elves
     assert not st.over  # A11 default: only checked at the end of his turn
+    g.check_invariants(st)
+
+
+def test_A9_a_sets_own_ghosts_refill_the_reserve_first():
+    """RULES §4.3 A9: the set's Ghosts return to the Reserve first, so with an empty Reserve a set holding a Ghost still
+    spawns; the next set (no Ghost left anywhere to take) stays in the Well."""
+    g, st = scen()
+    to_island(st, st.tray[GHOST] - 1)
+    to_well(st, GHOST, 1)            # Reserve 0, 1 Ghost in the Well
+    to_well(st, LOST_TRIBE, 7)
+    ratmen_turn(g, st, hand=0)
+    end_turn(g, st)
+    # set 1: the Ghost + 3 Lost Tribes -> the Ghost back to the Reserve, then to the Island; set 2 cannot spawn
+    assert st.tray[GHOST] == 0 and st.island == 14 and st.well[GHOST] == 0
+    assert st.well[LOST_TRIBE] == 4
+    g.check_invariants(st)
+
+
+def test_A9_several_sets_spawn_while_ghosts_last():
+    """RULES §4.3 A9: 2 Ghosts + 6 others in the Well, Reserve empty: two sets, two spawns (the first set's 2 Ghosts
+    refill the Reserve), nothing left."""
+    g, st = scen()
+    to_island(st, st.tray[GHOST] - 2)
+    to_well(st, GHOST, 2)
+    to_well(st, LOST_TRIBE, 6)
+    ratmen_turn(g, st, hand=0)
+    end_turn(g, st)
+    assert st.tray[GHOST] == 0 and st.island == 14 and well_total(st) == 0
+    g.check_invariants(st)
 
 
 # ============================================================================= the Necromancer's turn: 11-15
@@ -584,8 +614,8 @@ def test_rule13_scores_regions_and_powers_souls_per_region():
     start(g, st, NECRO)
     assert st.phase == Phase.CONQUER and st.hand[GHOST] == 3
     play(g, st, (Kind.END_CONQUEST,))
-    # A14 default: readied Ghosts cannot return to the Island; they go onto his regions.
-    assert LAKE not in {a for k, a in legal(g, st) if k == "PLACE"}
+    # A14: he may leave the 3 Island Ghosts there; here he puts them on his regions.
+    assert kinds(g, st, "PLACE") == {12, 13, 18, LAKE}
     play(g, st, (Kind.PLACE, 12), (Kind.PLACE, 12), (Kind.PLACE, 18), (Kind.END_REDEPLOY,))
     assert st.coins[NECRO] == 3 + 2
     assert st.souls == 3 and well_total(st) == 3 and st.island == 0  # < 4: no spawn, carried over
@@ -848,23 +878,93 @@ def test_A22_in_decline_elves_wiped_by_a_new_decline_go_to_the_tray():
 # ============================================================================= Config readings A14, A17, A20
 @pytest.mark.parametrize("island_redeploy", [False, True])
 def test_A14_ghosts_back_to_the_island(island_redeploy):
-    """RULES §4.3 A14 (Config): by default readied Ghosts cannot be redeployed onto the Island; the option allows it."""
+    """RULES §4.3 A14 (Config): by default the Island may be refilled up to what it held when his conquests began
+    (1 here), never more; with ``island_redeploy`` any Ghost may go there."""
     g, st = scen(island_redeploy=island_redeploy)
     put(g, st, 12, "Ghosts", 3)
     st.coins[NECRO] = 0
     start(g, st, NECRO)
     assert st.hand[GHOST] == 2 + 1  # 2 readied from region 12 + 1 from the Island
+    assert g.island_cap(st) == 1
     play(g, st, (Kind.END_CONQUEST,))
-    places = {a for k, a in legal(g, st) if k == "PLACE"}
-    assert places == ({12, LAKE} if island_redeploy else {12})
+    assert kinds(g, st, "PLACE") == {12, LAKE}
+    play(g, st, (Kind.PLACE, LAKE))
+    assert st.island == 1
     if island_redeploy:
-        play(g, st, (Kind.PLACE, LAKE), (Kind.PLACE, LAKE), (Kind.PLACE, 12), (Kind.END_REDEPLOY,))
+        assert kinds(g, st, "PLACE") == {12, LAKE}
+        play(g, st, (Kind.PLACE, LAKE), (Kind.PLACE, 12), (Kind.END_REDEPLOY,))
         assert st.island == 2 and st.tok[12] == 2
         assert st.coins[NECRO] == 1 and st.souls == 1  # the Island still scores nothing
     else:
-        play(g, st, (Kind.PLACE, 12), (Kind.PLACE, 12), (Kind.PLACE, 12), (Kind.END_REDEPLOY,))
-        assert st.island == 0 and st.tok[12] == 4
+        assert kinds(g, st, "PLACE") == {12}  # the Island is back to the 1 Ghost it held
+        play(g, st, (Kind.PLACE, 12), (Kind.PLACE, 12), (Kind.END_REDEPLOY,))
+        assert st.island == 1 and st.tok[12] == 3
     g.check_invariants(st)
+
+
+def test_A14_unused_island_ghosts_stay_on_the_island():
+    """RULES §4.3 A14, seed 001 step 2 ("no Ghost needs to remain on Necromancer Island" is a permission): 1 Ghost on a
+    region, 6 on the Island, END_CONQUEST at once -> the 6 readied Island Ghosts may all go back; he may end his
+    redeployment with them there (before this reading every one of them had to be placed on region 12)."""
+    g, st = scen()
+    put(g, st, 12, "Ghosts", 1)
+    to_island(st, 5)
+    st.coins[NECRO] = 0
+    start(g, st, NECRO)
+    assert st.hand[GHOST] == 6 and st.island == 0 and g.island_cap(st) == 6
+    play(g, st, (Kind.END_CONQUEST,))
+    assert kinds(g, st, "PLACE") == {12, LAKE}
+    assert ("END_REDEPLOY", 0) not in legal(g, st)  # every Ghost in hand must still be put somewhere
+    for _ in range(6):
+        play(g, st, (Kind.PLACE, LAKE))
+    assert st.island == 6 and st.tok[12] == 1 and st.hand[GHOST] == 0
+    play(g, st, (Kind.END_REDEPLOY,))
+    assert st.turn_seat == P0 and st.island == 6
+    g.check_invariants(st)
+
+
+def test_A14_island_cap_counts_tokens_not_origins():
+    """RULES §4.3 A14: tokens are interchangeable: Ghosts lifted from a region may go back to the Island, up to the
+    number it held when his conquests began; a Ghost bought in his BUY step was on the Island then, so it counts."""
+    g, st = scen()
+    set_necro_powers(st)  # no discount: mountain 8 costs 3
+    put(g, st, 12, "Ghosts", 1)
+    to_island(st, 2)
+    st.coins[NECRO] = 0
+    start(g, st, NECRO)
+    assert st.hand[GHOST] == 3 and g.island_cap(st) == 3
+    play(g, st, (Kind.CONQUER, 8), (Kind.END_CONQUEST,), (Kind.LIFT, 8), (Kind.LIFT, 8))
+    assert st.tok[8] == 1 and st.hand[GHOST] == 2 and kinds(g, st, "PLACE") == {8, 12, LAKE}
+    play(g, st, (Kind.PLACE, LAKE), (Kind.PLACE, LAKE), (Kind.END_REDEPLOY,))
+    assert st.island == 2
+    g.check_invariants(st)
+
+    g, st = scen()
+    put(g, st, 12, "Ghosts", 1)
+    st.coins[NECRO] = 20  # price 1 power + 2 Ghosts in play = 3
+    start(g, st, NECRO)
+    assert st.phase == Phase.BUY
+    play(g, st, (Kind.BUY_GHOST,), (Kind.END_BUY,))
+    assert g.island_cap(st) == 2 and st.hand[GHOST] == 2
+    play(g, st, (Kind.END_CONQUEST,), (Kind.PLACE, LAKE), (Kind.PLACE, LAKE))
+    assert st.island == 2 and st.hand[GHOST] == 0 and ("END_REDEPLOY", 0) in legal(g, st)
+    g.check_invariants(st)
+
+
+def test_A14_no_other_way_onto_the_island():
+    """RULES §4.3 A14: the Island is not a region: a Ghost defender placing survivors cannot use it, and outside his
+    own turn ``island_cap`` is 0."""
+    g, st = scen()
+    put(g, st, 6, "Ghosts", 3)
+    put(g, st, 12, "Ghosts", 1)
+    put(g, st, 13, "Ghosts", 1)
+    give_race(g, st, P0, "Ratmen", "Hill", hand=5)
+    put(g, st, 2, "Ratmen", 1)
+    begin(g, st, P0)
+    assert g.island_cap(st) == 0
+    play(g, st, (Kind.CONQUER, 6), (Kind.END_CONQUEST,), (Kind.END_REDEPLOY,))
+    assert st.phase == Phase.DEFEND and st.decider == NECRO and st.hand[GHOST] == 2
+    assert kinds(g, st, "PLACE") == {12, 13}
 
 
 @pytest.mark.parametrize("necromancer_diplomat", [True, False])

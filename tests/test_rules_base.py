@@ -521,9 +521,9 @@ def test_die_faces():
         assert 420 < counts[f] < 580
 
 
-def _final_position(hand: int):
+def _final_position(hand: int, **options):
     """Ratmen at 3; neighbours: 2 mountain (3), 4 empty (2), 9 Orcs x4 (6), 10 mountain + Orc (4)."""
-    g, st = ratmen_at_3(hand=hand)
+    g, st = ratmen_at_3(hand=hand, **options)
     give_race(g, st, 1, "Orcs")
     put(g, st, 9, "Orcs", 4)
     put(g, st, 10, "Orcs", 1)
@@ -539,6 +539,33 @@ def test_final_conquest_offered_only_when_nothing_affordable():
     set_hand(st, RATMEN, 2)
     assert kinds(g, st, "CONQUER") == {4}
     assert not kinds(g, st, "FINAL")
+
+
+@pytest.mark.parametrize("final_die", ["when_short", "any"])
+def test_final_die_reading_is_an_option(final_die):
+    """RULES §1.6 and GameConfig.final_die: with "when_short" (default) the die is offered only when nothing is
+    affordable; with "any" it is also offered beside affordable conquests, on the targets 1-3 tokens short
+    (never on an affordable one), and a roll still ends the conquests."""
+    g, st = _final_position(hand=3, final_die=final_die)
+    assert kinds(g, st, "CONQUER") == {2, 4}          # 2 costs 3, 4 costs 2
+    if final_die == "when_short":
+        assert not kinds(g, st, "FINAL")
+    else:
+        assert kinds(g, st, "FINAL") == {9, 10}       # 6 = 3 short, 4 = 1 short
+        st.rng = face_rng(1)
+        play(g, st, (Kind.FINAL, 10))                 # 3 + 1 >= 4: all 3 tokens go there
+        assert st.occ[10] == RATMEN and st.tok[10] == 3 and st.phase == Phase.REDEPLOY
+        g.check_invariants(st)
+    g2, st2 = _final_position(hand=1, final_die=final_die)   # nothing affordable: both readings agree
+    assert kinds(g2, st2, "FINAL") == {2, 4, 10}
+
+
+def test_final_die_option_is_checked():
+    """GameConfig.final_die takes only the two documented readings."""
+    from necro_env.game import ConfigError
+
+    with pytest.raises(ConfigError, match="final_die must be one of"):
+        GameConfig(players=3, final_die="always")
 
 
 def test_final_conquest_success_places_all_tokens():

@@ -14,6 +14,7 @@ from .catalog import POWERS, RACES, race_id, power_id
 from .errors import ConfigError
 
 VICTORY_CHECKS = ("end_of_turn", "anytime")
+FINAL_DIE_READINGS = ("when_short", "any")
 
 
 @dataclass(frozen=True)
@@ -28,8 +29,10 @@ class GameConfig:
     necromancer_starting_coins: whether the Necromancer starts with the standard coins (A3).
     handicap: Ghosts removed from the Necromancer's reserve before play, 0-2 (rule 6).
     victory_check: "end_of_turn" (rule 14, A11 default) or "anytime" (also after every spawn).
-    island_redeploy: let the Necromancer move Ghosts back onto the Island while
-        redeploying (A14 alternative; default False = strict reading).
+    island_redeploy: let the Necromancer move any Ghost onto the Island while redeploying
+        (A14 alternative). Default False: Island Ghosts he does not use stay there (in his
+        redeployment the Island may be refilled up to the number it held when his conquests
+        began), and no other Ghost may go onto it (A14).
     necromancer_diplomat: the Necromancer's own Diplomat works (A17, default True).
     conversion_to_well: a Sorcerer conversion's victim goes to the Well (A20, default True).
     forced_combos: ``(race, power)`` name pairs put on top of the decks, in order, so
@@ -39,6 +42,19 @@ class GameConfig:
         (so every decision left to an agent is a real choice; DESIGN.md §2). Off by default
         in the engine so rule tests can step through every phase; on by default in the env
         and the single-seat view. Reward-neutral: it changes who presses the button, not the game.
+        Under ``hide_coins`` the PICK and BUY decisions are never skipped (see ``hide_coins``).
+    final_die: when the reinforcement die may be used (RULES §1.6). "when_short" (default):
+        only when no conquest is affordable outright, on a region at most 3 tokens short;
+        "any": the last conquest of any turn may be a die attempt on a region the tokens in
+        hand cannot take outright but are at most 3 short of (the reading of many players and
+        of the official app). Either way at least 1 token must be in hand, and conquests end
+        after the roll.
+    hide_coins: coins are hidden information (set by the env's ``hide_coins``). The engine
+        then never lets a seat's coins decide what the others could observe: the
+        Necromancer's BUY step is entered at the start of each of his turns and stays open
+        after each purchase until he plays END_BUY, whether or not he can pay (END_BUY alone
+        is then a real, if trivial, decision), and ``skip_forced`` never skips a PICK or BUY
+        decision (a single legal PICK would reveal 0 coins).
     """
 
     players: int = 4
@@ -54,6 +70,8 @@ class GameConfig:
     forced_combos: tuple[tuple[str, str], ...] = ()
     necromancer_powers: tuple[str, ...] | None = None
     skip_forced: bool = False
+    final_die: str = "when_short"
+    hide_coins: bool = False
 
     def __post_init__(self) -> None:
         def need(cond: bool, msg: str) -> None:
@@ -80,8 +98,10 @@ class GameConfig:
         need(self.handicap == 0 or self.necromancer, "handicap removes the Necromancer's Ghosts: it needs necromancer=True")
         need(self.victory_check in VICTORY_CHECKS,
              f"victory_check must be one of {VICTORY_CHECKS}, got {self.victory_check!r}")
+        need(self.final_die in FINAL_DIE_READINGS,
+             f"final_die must be one of {FINAL_DIE_READINGS}, got {self.final_die!r}")
         for name in ("necromancer_starting_coins", "island_redeploy", "necromancer_diplomat", "conversion_to_well",
-                     "skip_forced"):
+                     "skip_forced", "hide_coins"):
             need(isinstance(getattr(self, name), bool), f"{name} must be a bool, got {getattr(self, name)!r}")
         try:
             combos = tuple(tuple(c) for c in self.forced_combos)
@@ -153,4 +173,4 @@ class GameConfig:
         return cls(**d)
 
 
-__all__ = ["GameConfig", "VICTORY_CHECKS", "RACES", "POWERS"]
+__all__ = ["GameConfig", "VICTORY_CHECKS", "FINAL_DIE_READINGS", "RACES", "POWERS"]

@@ -18,7 +18,12 @@ Readings fixed here (where RULES.md leaves the engine a choice):
 * Readying troops is automatic at the start of CONQUER (every token beyond 1 per
   region goes to hand); redeployment can put them back anywhere, so nothing is lost.
 * The reinforcement die (FINAL) is offered only when no CONQUER is affordable
-  (RULES §1.6); a Berserk race rolls before any conquest instead (BERSERK_ROLL).
+  (RULES §1.6; ``GameConfig.final_die="when_short"``), or with ``final_die="any"`` on
+  any reachable region the hand is 1-3 tokens short of; a Berserk race rolls before
+  any conquest instead (BERSERK_ROLL).
+* The Necromancer's Island Ghosts are readied into his hand with the rest (A14): in his
+  redeployment PLACE on the Lake puts a Ghost back on the Island while it holds fewer
+  than it did when his conquests began (``island_cap``), so unused Island Ghosts stay.
 * A defender whose race holds exactly one region has no choice: its survivors are
   placed there without a decision. Survivors of a race with no region left stay in
   hand (active race, in-decline Ghouls), return to the tray (other in-decline races)
@@ -113,6 +118,8 @@ class Game:
         self.necro_seat = config.players - 1 if self.necromancer else -1
         self.game_turns = config.game_turns or b.game_turns
         self.skip_forced = config.skip_forced
+        self.hide_coins = config.hide_coins
+        self.final_die_any = config.final_die == "any"
         self.num_regions = b.num_regions
         self.nbr = b.nbr_mask
         self._base_cost = [3 if t == MOUNTAIN else 2 for t in b.terrain]  # RULES §1.6: 2 tokens, +1 on a mountain
@@ -238,9 +245,7 @@ class Game:
         else:
             self._begin_turn(st, 0)
         if self.skip_forced:
-            while not st.over and len(self.legal_actions(st)) == 1:
-                st.forced += 1
-                self._do(st, self.legal_actions(st)[0])
+            self._skip_forced(st)
         return st
 
     # ------------------------------------------------------------------ queries
@@ -269,6 +274,20 @@ class Game:
     def current_seat(self, st: State) -> int:
         """The seat that must decide now (-1 when the game is over)."""
         return -1 if st.over else st.decider
+
+    def island_cap(self, st: State) -> int:
+        """Ghosts the Island held when the Necromancer's conquests began this turn (A14).
+
+        Readying lifts them into his hand with the rest; in his redeployment he may put
+        Ghosts back on the Island up to this number (unused Island Ghosts stay there).
+        0 outside his turn."""
+        if st.cur_race != GHOST:
+            return 0
+        t = st.ready_taken
+        for i in range(len(t) - 2, -1, -2):
+            if t[i] == -2:
+                return t[i + 1]
+        return 0
 
     def ghosts_in_play(self, st: State) -> int:
         """Ghost tokens on regions and on the Island (the price term of rule 11)."""
@@ -488,6 +507,8 @@ class Game:
                     berserk = min(cs) - 3 <= hand
                 elif not conquer:
                     out += [_FINAL_A + r for r, c in zip(rs, cs) if c - hand <= 3]
+                elif self.final_die_any:
+                    out += [_FINAL_A + r for r, c in zip(rs, cs) if 0 < c - hand <= 3]
                 if powers & P_DRAGON and not st.dragon_used:
                     dragon = [_DRAGON_A + r for r in rs]
         out.append(A.END_CONQUEST)
@@ -533,7 +554,7 @@ class Game:
             tok = st.tok
             out = [_LIFT_A + r for r in regions if tok[r] >= 2]
         if hand > hold:
-            if race == GHOST and self.config.island_redeploy:
+            if race == GHOST and (self.config.island_redeploy or st.island < self.island_cap(st)):
                 out += sorted([_PLACE_A + r for r in regions] + [_PLACE_A + self.board.lake])
             else:
                 out += [_PLACE_A + r for r in regions]
@@ -576,13 +597,19 @@ class Game:
             self._raise_illegal(st, action)
         self._do(st, action)
         if self.skip_forced:
-            # GameConfig.skip_forced: a decision with a single legal action is no decision.
-            while not st.over:
-                la = self.legal_actions(st)
-                if len(la) != 1:
-                    break
-                st.forced += 1
-                self._do(st, la[0])
+            self._skip_forced(st)
+
+    def _skip_forced(self, st: State) -> None:
+        """GameConfig.skip_forced: a decision with a single legal action is no decision.
+
+        Under ``hide_coins`` PICK and BUY are always left to the seat: whether such a
+        decision had one option depends on the seat's hidden coins."""
+        while not st.over:
+            la = self.legal_actions(st)
+            if len(la) != 1 or (self.hide_coins and (st.phase == _BUY or st.phase == _PICK)):
+                break
+            st.forced += 1
+            self._do(st, la[0])
 
     def _do(self, st: State, action: int) -> None:
         """Carry out a legal action (no check)."""
@@ -684,10 +711,11 @@ class Game:
         st.decider = seat
         st.pact[seat] = -1  # our own pact ends when our next turn starts
         st.picked = st.dragon_used = st.fort_used = 0
+        st.started = st.placed = st.nonempty = st.hold = 0  # the previous seat's, until a segment starts
         st.converted = st.attacked = 0
         st.berserk = -1
         if seat == self.necro_seat:
-            if self._can_buy(st):
+            if self.hide_coins or self._can_buy(st):
                 st.phase = _BUY
                 st.cur_race = GHOST
             else:
@@ -1200,7 +1228,7 @@ class Game:
         return st.coins[self.necro_seat] >= self.purchase_price(st)
 
     def _after_purchase(self, st: State) -> None:
-        if not self._can_buy(st):
+        if not self.hide_coins and not self._can_buy(st):
             self._start_segment(st, GHOST, MAIN_SEGMENT)
 
     def _spawn(self, st: State) -> None:
@@ -1208,6 +1236,8 @@ class Game:
         well = st.well
         total = sum(well) + st.souls
         while total >= 4:
+            if not well[GHOST] and not st.tray[GHOST]:
+                break  # A9: no Ghost could be taken from the Reserve: the tokens stay in the Well
             g = min(4, well[GHOST])
             well[GHOST] -= g
             st.tray[GHOST] += g
@@ -1223,9 +1253,8 @@ class Game:
                     st.tray[x] += t
                     need -= t
                 x += 1
-            if st.tray[GHOST] > 0:
-                st.tray[GHOST] -= 1
-                st.island += 1
+            st.tray[GHOST] -= 1
+            st.island += 1
             total -= 4
 
     def _necro_victory(self, st: State) -> bool:
