@@ -480,10 +480,17 @@ class GreedyAgent(BasePolicy):
                 return best
         if K_PLACE in by_kind:
             acts = by_kind[K_PLACE]
-            return pick_best(acts, [targets.get(_ARG[a], 1) - st.tok[_ARG[a]] for a in acts], rng)
+            return pick_best(acts, [targets.get(_ARG[a], 1) - self._present(view, _ARG[a]) for a in acts], rng)
         if K_STOUT_DECLINE in by_kind and self._stout_decline(view, race):
             return by_kind[K_STOUT_DECLINE][0]
         return by_kind.get(K_END_REDEPLOY, legal)[0]
+
+    def _present(self, view: View, r: int) -> int:
+        """Tokens the redeploying race has on ``r`` now (for the Ghosts, the Lake's count is the Island's)."""
+        st = view.state
+        if st.cur_race == GHOST and r == view.game.board.lake:
+            return st.island
+        return st.tok[r]
 
     def _stout_decline(self, view: View, race: int) -> bool:
         """Stout: decline after scoring when next turn's readied tokens would take at most one region."""
