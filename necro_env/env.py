@@ -379,7 +379,8 @@ class raw_env(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        """The full state vector (absolute seats, nothing hidden) for centralised critics."""
+        """The centralised-critic view: absolute seats, every seat's coins and the Necromancer's badges shown; not the
+        deck order or the random generator (see "What each seat sees" in the module docstring)."""
         if self._st is None:
             raise EnvUsageError("state() before reset()")
         return self.observer.state_vector(self._st)

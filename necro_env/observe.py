@@ -409,7 +409,7 @@ class Observer:
         return out
 
     def state_vector(self, st: State, out: np.ndarray | None = None) -> np.ndarray:
-        """The full view (absolute seats, nothing hidden) for centralised critics; see the module doc."""
+        """The centralised-critic view (absolute seats, coins and badges shown; no deck order, no generator)."""
         self._update(st)
         if out is None:
             return self._canon[:OBS_SIZE].copy()
