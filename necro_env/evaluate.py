@@ -50,11 +50,12 @@ def game_seeds(seed: int, index: int, seats: int) -> tuple[int, list[np.random.G
 
 
 def play_game(game, policies: Sequence, engine_seed: int, rngs: Sequence[np.random.Generator],
-              on_decision: Callable | None = None) -> dict[str, Any]:
+              on_decision: Callable | None = None, keep_actions: bool = False) -> dict[str, Any]:
     """Play one game with ``policies[seat]``; return its record (see ``_record``).
 
     ``on_decision(view, action)`` (optional) sees every decision before it is applied.
     An illegal action raises the engine's ``IllegalActionError`` (nothing is substituted).
+    ``keep_actions``: the record also holds ``actions`` and the engine's ``result``.
     """
     from .agents.base import View
     from .game.catalog import GHOST
@@ -66,22 +67,36 @@ def play_game(game, policies: Sequence, engine_seed: int, rngs: Sequence[np.rand
     st = game.new_state(engine_seed)
     start_power = -1
     n = 0
+    actions: list[int] = []
+    bought: list[list[int]] = []  # Ghosts and powers the Necromancer bought in each round
+    done = [0, 0]
     while not st.over:
         seat = st.decider
         view = View(game, st, seat)
         action = policies[seat].act(view, rngs[seat])
         if on_decision is not None:
             on_decision(view, action)
+        rnd = st.round
         game.apply(st, int(action))
         n += 1
-        if start_power < 0 and game.necromancer and st.race_power[GHOST]:
-            start_power = st.race_power[GHOST].bit_length() - 1
+        if keep_actions:
+            actions.append(int(action))
+        if game.necromancer:
+            if start_power < 0 and st.race_power[GHOST]:
+                start_power = st.race_power[GHOST].bit_length() - 1
+            if st.round != rnd or st.over:
+                bought.append([st.bought_ghosts - done[0], st.bought_powers - done[1]])
+                done = [st.bought_ghosts, st.bought_powers]
         if n > MAX_DECISIONS:
             raise RuntimeError(f"game did not end within {MAX_DECISIONS} decisions")
-    return _record(game, st, start_power)
+    rec = _record(game, st, start_power, bought)
+    if keep_actions:
+        rec["actions"] = actions
+        rec["result"] = game.result(st)
+    return rec
 
 
-def _record(game, st, start_power: int) -> dict[str, Any]:
+def _record(game, st, start_power: int, bought_by_round: list[list[int]]) -> dict[str, Any]:
     from .game.catalog import GHOST, POWERS
 
     res = game.result(st)
@@ -104,6 +119,7 @@ def _record(game, st, start_power: int) -> dict[str, Any]:
             "bought_powers": res["bought_powers"],
             "start_power": POWERS[start_power].name if start_power >= 0 else None,
             "powers_bought": bought,
+            "bought_by_round": bought_by_round,
         })
     return rec
 
@@ -112,13 +128,14 @@ def _record(game, st, start_power: int) -> dict[str, Any]:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(config: dict, specs: dict[str, tuple[Any, str]]) -> None:
+def _init_worker(config: dict, specs: dict[str, tuple[Any, str]], keep_actions: bool = False) -> None:
     """Build the game and every labelled policy once per process."""
     from .agents.registry import make_policy
     from .game import Game, GameConfig
 
     _WORKER["game"] = Game(GameConfig.from_dict(config))
     _WORKER["policies"] = {label: make_policy(spec, role) for label, (spec, role) in specs.items()}
+    _WORKER["keep_actions"] = keep_actions
 
 
 def _play_task(task: tuple[int, int, tuple[str, ...]]) -> dict[str, Any]:
@@ -126,7 +143,9 @@ def _play_task(task: tuple[int, int, tuple[str, ...]]) -> dict[str, Any]:
     game = _WORKER["game"]
     pols = _WORKER["policies"]
     engine_seed, rngs = game_seeds(seed, index, game.num_seats)
-    rec = play_game(game, [pols[lab] for lab in labels], engine_seed, rngs)
+    rec = play_game(game, [pols[lab] for lab in labels], engine_seed, rngs, keep_actions=_WORKER["keep_actions"])
+    if _WORKER["keep_actions"]:
+        rec["engine_seed"] = engine_seed
     rec["index"] = index
     rec["seats"] = list(labels)
     return rec
@@ -134,14 +153,15 @@ def _play_task(task: tuple[int, int, tuple[str, ...]]) -> dict[str, Any]:
 
 def run_games(config: dict, specs: dict[str, tuple[Any, str]], tasks: list[tuple[int, int, tuple[str, ...]]],
               workers: int = 1, progress: bool = False, desc: str = "games",
-              start_method: str | None = None) -> list[dict[str, Any]]:
+              start_method: str | None = None, keep_actions: bool = False) -> list[dict[str, Any]]:
     """Play ``tasks`` (index, seed, seat labels) and return their records in task order.
 
     ``specs`` maps each label to ``(policy spec, role)``; policies are built in every worker.
     ``workers > 1`` uses a process pool. ``start_method`` default: ``fork`` where the platform has
     it and torch is not loaded in this process (fast, and scripts need no ``__main__`` guard),
     otherwise ``spawn`` (safe with torch's threads; the calling script must then guard its entry
-    point with ``if __name__ == "__main__":``).
+    point with ``if __name__ == "__main__":``). ``keep_actions``: records also hold ``actions``,
+    ``result`` and ``engine_seed`` (what a saved game needs).
     """
     bar = None
     if progress:
@@ -151,7 +171,7 @@ def run_games(config: dict, specs: dict[str, tuple[Any, str]], tasks: list[tuple
     out: list[dict[str, Any]] = []
     try:
         if workers <= 1 or len(tasks) <= 1:
-            _init_worker(config, specs)
+            _init_worker(config, specs, keep_actions)
             try:
                 for t in tasks:
                     out.append(_play_task(t))
@@ -167,7 +187,7 @@ def run_games(config: dict, specs: dict[str, tuple[Any, str]], tasks: list[tuple
                 start_method = "fork" if forkable else "spawn"
             ctx = mp.get_context(start_method)
             chunk = max(1, min(16, len(tasks) // (workers * 8)))
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(config, specs)) as pool:
+            with ctx.Pool(workers, initializer=_init_worker, initargs=(config, specs, keep_actions)) as pool:
                 for rec in pool.imap(_play_task, tasks, chunksize=chunk):
                     out.append(rec)
                     if bar is not None:
@@ -189,14 +209,16 @@ def spec_name(spec: Any) -> str:
 def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: Any = "greedy", games: int = 200,
              seed: int = 0, workers: int = 1, necromancer: bool = True, progress: bool = False,
              opponents_spec: Any = None, handicap: int = 0, config: dict | None = None,
-             start_method: str | None = None) -> dict[str, Any]:
+             start_method: str | None = None, save_games: str | None = None) -> dict[str, Any]:
     """Play ``games`` seeded games and return the evaluation summary (the JSON of ``necro-env evaluate``).
 
     ``players`` counts every seat (the Necromancer included). Specs are policy names
     (``random``, ``greedy``, ``heuristic``, or registered ones), paths a loader understands,
     or policy objects. ``opponents_spec``: see the module docstring (scenario default: none,
     every player seat plays ``players_spec``; base-game default: ``random``). ``config``:
-    extra ``GameConfig`` options. Raises ``ConfigError`` on bad arguments.
+    extra ``GameConfig`` options. ``save_games``: a folder that receives game ``i``'s record as
+    ``game_<i>.json``; the summary then lists them under ``saved_games``. Raises ``ConfigError``
+    on bad arguments.
     """
     from .agents.registry import check_policy
     from .game import GameConfig
@@ -237,9 +259,11 @@ def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: An
 
     t0 = time.perf_counter()
     records = run_games(cfg.to_dict(), specs, tasks, workers=workers, progress=progress,
-                        desc=f"evaluate {n} seats", start_method=start_method)
+                        desc=f"evaluate {n} seats", start_method=start_method, keep_actions=save_games is not None)
     seconds = time.perf_counter() - t0
     summary = summarize(records, cfg, specs)
+    if save_games is not None:
+        summary["saved_games"] = _save_games(records, cfg, save_games)
     summary["config"].update({"games": games, "seed": seed})
     summary["run"] = {"workers": workers, "seconds": round(seconds, 3),
                       "games_per_second": round(games / seconds, 2) if seconds > 0 else None}
@@ -321,8 +345,27 @@ def summarize(records: list[dict[str, Any]], cfg, specs: dict[str, tuple[Any, st
             alive.append(sum(1 for r in records if r["rounds"] >= t + 1))
         necro["ghost_curve_mean"] = curve
         necro["games_reaching_round"] = alive
+        by_round = {"ghosts": [], "powers": []}
+        for t in range(turns):
+            rows = [r["bought_by_round"][t] for r in records if t < len(r["bought_by_round"])]
+            for k, key in enumerate(("ghosts", "powers")):
+                by_round[key].append(float(np.mean([row[k] for row in rows])) if rows else 0.0)
+        necro["purchases"]["by_round_mean"] = by_round  # over the games that reached the round
         out["necromancer"] = necro
     return out
+
+
+def _save_games(records: list[dict[str, Any]], cfg, directory: str) -> dict[str, Any]:
+    """Write each game's record to ``directory`` (``saved_games``); a row per game for the summary."""
+    from .saved_games import game_record, save_game
+
+    rows = []
+    for rec in records:
+        path = save_game(directory, rec["index"],
+                         game_record(cfg, rec["engine_seed"], rec.pop("actions"), rec.pop("result")))
+        rows.append({"index": rec["index"], "file": path.name, "seats": rec["seats"], "winners": rec["winners"],
+                     "rounds": rec["rounds"], "coins": rec["coins"], "ghost_curve": rec.get("ghost_curve")})
+    return {"dir": str(directory), "games": rows}
 
 
 def _count(items: Iterable[str]) -> dict[str, int]:
@@ -426,6 +469,7 @@ def write_plots(summary: dict[str, Any], directory: str) -> list[str]:
 # ---------------------------------------------------------------------------------- command line
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from .cli import nonneg_int, positive_int
+    from .saved_games import add_save_games_argument
 
     parser.add_argument("--players", type=int, default=4,
                         help="seats, the Necromancer included: 3-6 with him, 2-5 with --no-necromancer (default 4)")
@@ -445,17 +489,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the full summary as one JSON object on the last line")
     parser.add_argument("--plots", metavar="DIR", default=None, help="write win_rates.png and ghost_curve.png to DIR")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--report", metavar="OUT", default=None,
+                        help="write an HTML report to OUT (tables, charts; with --save-games, a viewer per game)")
+    add_save_games_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     necromancer = not args.no_necromancer and args.players != 2
     summary = evaluate(args.players, args.necromancer, args.players_policy, args.games, args.seed,
                        workers=args.workers, necromancer=necromancer, progress=not args.quiet,
-                       opponents_spec=args.opponents, handicap=args.handicap)
+                       opponents_spec=args.opponents, handicap=args.handicap, save_games=args.save_games)
     print(format_table(summary))
     if args.plots:
         for p in write_plots(summary, args.plots):
             print(f"wrote {p}")
+    if args.save_games:
+        print(f"wrote {summary['games']} game records to {args.save_games}")
+    if args.report:
+        from .viewer.report import write_report
+
+        print(f"wrote {write_report(summary, args.report)}")
     if args.json:
         print(json.dumps(summary, sort_keys=True, default=_json_default))
     return 0

@@ -20,6 +20,7 @@ after the end of the game, or a result that differs from the replay.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
@@ -212,6 +213,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="a game record (JSON from env.unwrapped.record()); - for stdin")
     parser.add_argument("--json", action="store_true", help="end with a one-line JSON summary")
     parser.add_argument("--quiet", action="store_true", help="print only the per-turn summaries")
+    parser.add_argument("--html", metavar="OUT", default=None,
+                        help="write a self-contained HTML viewer of the game to OUT instead of the text replay")
 
 
 def load_record(path: str) -> dict:
@@ -230,6 +233,11 @@ def run(args: argparse.Namespace) -> int:
 
     names = agent_names(config)
     out = sys.stdout
+    if args.html:  # the page replaces the text replay (--json still ends the output)
+        from .viewer import write_viewer
+
+        print(f"wrote {write_viewer(record, args.html)}")
+        out = io.StringIO()
     scenario = "Necromancer Island" if config.necromancer else "base game"
     print(f"# {scenario}, {config.players} seats ({', '.join(names)}), seed {seed}, "
           f"{len(record['actions'])} actions", file=out)
@@ -258,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
             "winners": [names[s] for s in res["winners"]], "necromancer_won": res["necromancer_won"],
             "coins": dict(zip(names, res["coins"])), "ghost_curve": res["ghost_curve"],
         }
-        print(json.dumps(summary, sort_keys=True), file=out)
+        print(json.dumps(summary, sort_keys=True))
     return 0
 
 

@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from .cli import add_game_arguments, game_config, nonneg_int, positive_int, resolve_necromancer
+from .saved_games import add_save_games_argument, game_record, save_game
 
 _BATCH = 1024  # random draws fetched from the generator at a time
 _DRAW_LIMIT = 1 << 62  # draws are reduced modulo <= 509 actions: bias below 1e-16
@@ -21,29 +22,37 @@ def random_draws(rng: np.random.Generator) -> list[int]:
     return d
 
 
-def play_random_game(game, rng: np.random.Generator):
+def play_random_game(game, rng: np.random.Generator, actions: list[int] | None = None):
     """One game to the end with uniformly random legal actions; returns the final ``State``.
 
     The engine's own seed (deck shuffles, dice) and every action choice come from ``rng``,
-    so one generator fixes the whole game.
+    so one generator fixes the whole game. ``actions``: a list that receives the engine
+    seed, then every action (for ``--save-games``).
     """
-    st = game.new_state(int(rng.integers(0, 1 << 63)))
+    seed = int(rng.integers(0, 1 << 63))
+    st = game.new_state(seed)
     legal_actions, apply = game.legal_actions, game.apply
     draws: list[int] = []
+    if actions is not None:
+        actions.append(seed)
     while not st.over:
         if not draws:
             draws = random_draws(rng)
         la = legal_actions(st)
-        apply(st, la[draws.pop() % len(la)])
+        a = la[draws.pop() % len(la)]
+        apply(st, a)
+        if actions is not None:
+            actions.append(a)
     return st
 
 
 def simulate(players: int, necromancer: bool | None, games: int, seed: int,
-             handicap: int = 0, progress: bool = False) -> dict:
+             handicap: int = 0, progress: bool = False, save_games: str | None = None) -> dict:
     """Play ``games`` random games; game ``i`` uses ``np.random.default_rng([seed, i])``.
 
     Returns the summary printed by ``necro-env simulate`` (``elapsed_s`` and
     ``decisions_per_sec`` are the only keys that vary between runs of one seed).
+    ``save_games``: a folder that receives each game's record as ``game_<i>.json``.
     """
     from .game import Game, GameConfig
     from .game.errors import ConfigError
@@ -70,10 +79,13 @@ def simulate(players: int, necromancer: bool | None, games: int, seed: int,
     try:
         for i in range(games):
             rng = np.random.default_rng([seed, i])
+            log = [] if save_games else None
             t0 = time.perf_counter()
-            st = play_random_game(game, rng)
+            st = play_random_game(game, rng, log)
             elapsed += time.perf_counter() - t0
             res = game.result(st)
+            if log:
+                save_game(save_games, i, game_record(game.config, log[0], log[1:], res))
             decisions += st.decisions
             rounds += res["rounds_played"]
             share = 1.0 / len(res["winners"])
@@ -154,12 +166,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=nonneg_int, default=0, help="base seed, >= 0 (default 0)")
     parser.add_argument("--json", action="store_true", help="also print the summary as one JSON object (the last line)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_save_games_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     cfg = game_config(args)  # validates players / Necromancer / handicap with CLI wording
     summary = simulate(cfg.players, cfg.necromancer, args.games, args.seed,
-                       handicap=cfg.handicap, progress=not args.no_progress)
+                       handicap=cfg.handicap, progress=not args.no_progress, save_games=args.save_games)
     print(format_summary(summary))
     if args.json:
         print(json.dumps(summary, sort_keys=True))
