@@ -6,12 +6,13 @@ turn and phase, every seat (coins, races, powers, hand), the combo column, the
 Necromancer (reserve, Island, Well, souls, price) and every region (terrain,
 symbols, owner, tokens, pieces).
 
-The picture draws the board graph: one disc per region (ring = terrain colour, fill
-= owner colour, darker when in decline, white-ish for Ghosts, brown for Lost
-Tribes, a pale terrain tint when empty), lines for borders, the token count in a tiny built-in 3x5 digit font, small
-squares for pieces, and a strip at the bottom with each seat's colour and coins.
-Node positions come from a deterministic force-directed layout computed once per
-board (fixed start, fixed iteration count), so pictures of one board are comparable.
+The picture draws the board as the HTML viewer does (``necro_env.viewer``): every region
+at the board's fixed layout point (package data; land in a rectangle, seas as bands along
+their coast outside it, the Lake in the middle, the Well of Souls beside it) in the same
+colours: one disc per region (ring = terrain colour, fill = owner colour, darker when in
+decline, white-ish for Ghosts, brown for Lost Tribes, a pale terrain tint when empty),
+lines for land borders, the token count in a tiny built-in 3x5 font, small squares for
+pieces, a strip with each seat's colour and coins and a legend of the colours.
 No plotting library is imported.
 """
 from __future__ import annotations
@@ -21,9 +22,11 @@ from functools import lru_cache
 import numpy as np
 
 from .game import Game, Phase, State
-from .game.board import TERRAIN_NAMES, Board, load_board
+from .game.board import SEA, TERRAIN_NAMES, Board, load_board
 from .game.catalog import GHOST, LOST_TRIBE, OCCUPANT_NAMES, POWERS
 from .game.state import DECLINED
+from .viewer import palette
+from .viewer.layout import load_layout
 
 # ------------------------------------------------------------------------------ text
 _SYMBOLS = (("mine", "mine"), ("magic", "magic"), ("cavern", "cavern"))
@@ -122,101 +125,108 @@ def ansi(game: Game, st: State, names: list[str] | None = None, viewer: int | No
 
 
 # ------------------------------------------------------------------------------ picture
-H_BOARD, W = 512, 512
-STRIP = 40
-H = H_BOARD + STRIP
-MARGIN = 26
-R_OUT, R_IN = 16, 12
+W = 600
+H_BOARD = 464   # the layouts' frame (1.74 x 1.34) at W pixels wide
+STRIP = 34      # seat colours and coins
+LEGEND = 18     # terrain colours and markers, with their names
+H = H_BOARD + STRIP + LEGEND
+R_OUT, R_IN = 15, 11
 
-_FONT = {  # 3x5 digits, rows top to bottom
+_FONT = {  # 3x5 glyphs, rows top to bottom
     "0": ("111", "101", "101", "101", "111"), "1": ("010", "110", "010", "010", "111"),
     "2": ("111", "001", "111", "100", "111"), "3": ("111", "001", "111", "001", "111"),
     "4": ("101", "101", "111", "001", "001"), "5": ("111", "100", "111", "001", "111"),
     "6": ("111", "100", "111", "101", "111"), "7": ("111", "001", "001", "001", "001"),
     "8": ("111", "101", "111", "101", "111"), "9": ("111", "101", "111", "001", "111"),
+    "A": ("010", "101", "111", "101", "101"), "B": ("110", "101", "110", "101", "110"),
+    "C": ("011", "100", "100", "100", "011"), "D": ("110", "101", "101", "101", "110"),
+    "E": ("111", "100", "110", "100", "111"), "F": ("111", "100", "110", "100", "100"),
+    "G": ("011", "100", "101", "101", "011"), "H": ("101", "101", "111", "101", "101"),
+    "I": ("111", "010", "010", "010", "111"), "K": ("101", "101", "110", "101", "101"),
+    "L": ("100", "100", "100", "100", "111"), "M": ("101", "111", "111", "101", "101"),
+    "N": ("110", "101", "101", "101", "101"), "O": ("010", "101", "101", "101", "010"),
+    "P": ("110", "101", "110", "100", "100"), "R": ("110", "101", "110", "101", "101"),
+    "S": ("011", "100", "010", "001", "110"), "T": ("111", "010", "010", "010", "010"),
+    "U": ("101", "101", "101", "101", "111"), "W": ("101", "101", "111", "111", "101"),
+    "Y": ("101", "101", "010", "010", "010"),
 }
 _GLYPH = {d: np.array([[c == "1" for c in row] for row in rows], dtype=bool) for d, rows in _FONT.items()}
 
-TERRAIN_RGB = np.array([
-    (214, 205, 110),  # farmland
-    (46, 110, 52),    # forest
-    (150, 170, 90),   # hill
-    (110, 100, 80),   # swamp
-    (140, 140, 140),  # mountain
-    (60, 110, 190),   # sea
-    (140, 190, 230),  # lake
-], dtype=np.uint8)
-SEAT_RGB = np.array([
-    (220, 40, 40), (40, 90, 220), (30, 170, 60), (240, 150, 20), (150, 60, 190), (90, 200, 200),
-], dtype=np.uint8)
+# The viewer's colours (necro_env.viewer.palette), as arrays.
+TERRAIN_RGB = np.array(palette.TERRAIN, dtype=np.uint8)
+SEAT_RGB = np.array(palette.SEATS, dtype=np.uint8)
 _PALE = ((TERRAIN_RGB.astype(np.int32) + 255) // 2).astype(np.uint8)  # empty regions: pale terrain
-GHOST_RGB = np.array((235, 235, 250), dtype=np.uint8)
-NECRO_RGB = np.array((70, 60, 90), dtype=np.uint8)
-TRIBE_RGB = np.array((130, 85, 40), dtype=np.uint8)
-BG_RGB = np.array((245, 242, 232), dtype=np.uint8)
-EDGE_RGB = np.array((170, 165, 150), dtype=np.uint8)
+GHOST_RGB = np.array(palette.GHOST, dtype=np.uint8)
+NECRO_RGB = np.array(palette.NECRO, dtype=np.uint8)
+TRIBE_RGB = np.array(palette.TRIBE, dtype=np.uint8)
+BG_RGB = np.array(palette.BACKGROUND, dtype=np.uint8)
+EDGE_RGB = np.array(palette.BORDER, dtype=np.uint8)
+WELL_RGB = np.array((43, 34, 56), dtype=np.uint8)
 PIECE_RGB = {"lair": (90, 60, 30), "fort": (60, 60, 60), "hole": (0, 0, 0), "hero": (230, 190, 0),
              "encamp": (240, 120, 0), "dragon": (200, 0, 0)}
+_LEGEND = (("FARM", TERRAIN_RGB[0]), ("FOREST", TERRAIN_RGB[1]), ("HILL", TERRAIN_RGB[2]),
+           ("SWAMP", TERRAIN_RGB[3]), ("MOUNT", TERRAIN_RGB[4]), ("SEA", TERRAIN_RGB[5]), ("LAKE", TERRAIN_RGB[6]),
+           ("GHOST", GHOST_RGB), ("TRIBE", TRIBE_RGB))
+
+
+def _scale(board_key: int) -> tuple[float, float, float]:
+    """Pixels per layout unit and the offsets that centre the board's frame in the W x H_BOARD area."""
+    lay = load_layout(board_key)
+    k = min(W / lay.width, H_BOARD / lay.height)
+    return k, (W - lay.width * k) / 2, (H_BOARD - lay.height * k) / 2
 
 
 @lru_cache(maxsize=None)
 def layout(board_key: int) -> np.ndarray:
-    """Deterministic node positions in [0, 1]^2 for a board (Fruchterman-Reingold from a fixed start)."""
-    b = load_board(board_key)
-    n = b.num_regions
-    ang = 2 * np.pi * np.arange(n) / n
-    rad = np.where(np.array(b.border), 1.0, 0.45) + 0.05 * ((np.arange(n) * 0.618) % 1.0)
-    pos = np.stack([np.cos(ang) * rad, np.sin(ang) * rad], axis=1)
-    edges = np.array(b.edges, dtype=np.intp)
-    k = 1.0 / np.sqrt(n)
-    iters = 400
-    for it in range(iters):
-        delta = pos[:, None, :] - pos[None, :, :]
-        dist = np.sqrt((delta ** 2).sum(-1)) + 1e-9
-        np.fill_diagonal(dist, np.inf)
-        disp = (delta / dist[..., None] * (k * k / dist)[..., None]).sum(1)
-        d = pos[edges[:, 0]] - pos[edges[:, 1]]
-        dl = np.sqrt((d ** 2).sum(-1)) + 1e-9
-        f = (d / dl[:, None]) * (dl ** 2 / k)[:, None]
-        np.add.at(disp, edges[:, 0], -f)
-        np.add.at(disp, edges[:, 1], f)
-        temp = 0.08 * (1 - it / iters) + 0.002
-        length = np.sqrt((disp ** 2).sum(-1)) + 1e-9
-        pos = pos + disp / length[:, None] * np.minimum(length, temp)[:, None]
-    pos -= pos.min(0)
-    pos /= pos.max(0) + 1e-9
-    return pos
+    """Region positions in [0, 1]^2 for a board: the viewer's fixed layout (``necro_env.viewer.layout``)."""
+    lay = load_layout(board_key)
+    return np.array(lay.regions) / np.array([lay.width, lay.height])
+
+
+def _stamp(points: np.ndarray, radius: int, height: int = H_BOARD) -> tuple[np.ndarray, np.ndarray]:
+    """Pixels (ys, xs) of discs of ``radius`` centred on ``points`` (x, y), clipped to the picture."""
+    oy, ox = np.mgrid[-radius:radius + 1, -radius:radius + 1]
+    keep = ox ** 2 + oy ** 2 <= radius ** 2
+    ys = (points[:, 1, None] + oy[keep][None]).ravel()
+    xs = (points[:, 0, None] + ox[keep][None]).ravel()
+    ok = (ys >= 0) & (ys < height) & (xs >= 0) & (xs < W)
+    return ys[ok], xs[ok]
+
+
+def _line(p0, p1, step: float = 1.0) -> np.ndarray:
+    """Integer points along the segment p0-p1."""
+    n = int(max(abs(p1[0] - p0[0]), abs(p1[1] - p0[1])) / step) + 1
+    t = np.linspace(0.0, 1.0, n)[:, None]
+    return np.rint(np.asarray(p0) + (np.asarray(p1) - np.asarray(p0)) * t).astype(np.intp)
 
 
 @lru_cache(maxsize=None)
 def _geometry(board_key: int):
-    """Pixel centres, edge pixels and disc/ring pixel offsets of a board (static)."""
-    pos = layout(board_key)
-    span = np.array([W - 2 * MARGIN, H_BOARD - 2 * MARGIN])
-    centres = np.rint(MARGIN + pos * span).astype(np.intp)  # (x, y)
+    """Pixel centres, border-line and sea-band pixels, disc/ring offsets and the Well's centre of a board."""
+    lay = load_layout(board_key)
+    k, dx, dy = _scale(board_key)
+    centres = np.rint(np.array(lay.regions) * k + [dx, dy]).astype(np.intp)  # (x, y)
     b = load_board(board_key)
-    ys, xs = [], []
-    for a, c in b.edges:
-        (x0, y0), (x1, y1) = centres[a], centres[c]
-        steps = int(max(abs(x1 - x0), abs(y1 - y0))) + 1
-        t = np.linspace(0.0, 1.0, steps)
-        x = np.rint(x0 + (x1 - x0) * t).astype(np.intp)
-        y = np.rint(y0 + (y1 - y0) * t).astype(np.intp)
-        for dx, dy in ((0, 0), (1, 0), (0, 1)):
-            xs.append(np.clip(x + dx, 0, W - 1))
-            ys.append(np.clip(y + dy, 0, H_BOARD - 1))
-    edge_px = (np.concatenate(ys), np.concatenate(xs))
+    band = [_line(*(np.array(pts[i:i + 2]) * k + [dx, dy]), step=2.0)
+            for pts in lay.coasts.values() for i in range(len(pts) - 1)]
+    sea_px = _stamp(np.concatenate(band), int(0.045 * k)) if band else (np.array([], np.intp),) * 2
+    lines = [_line(centres[a], centres[c]) for a, c in b.edges if SEA not in (b.terrain[a], b.terrain[c])]
+    pts = np.concatenate(lines)
+    pts = np.concatenate([pts, pts + [1, 0], pts + [0, 1]])
+    ok = (pts[:, 0] >= 0) & (pts[:, 0] < W) & (pts[:, 1] >= 0) & (pts[:, 1] < H_BOARD)
+    edge_px = (pts[ok, 1], pts[ok, 0])
     oy, ox = np.mgrid[-R_OUT:R_OUT + 1, -R_OUT:R_OUT + 1]
     d2 = ox ** 2 + oy ** 2
     ring = (oy[d2 <= R_OUT ** 2], ox[d2 <= R_OUT ** 2])
     disc = (oy[d2 <= R_IN ** 2], ox[d2 <= R_IN ** 2])
-    return centres, edge_px, ring, disc
+    well = np.rint(np.array(lay.well) * k + [dx, dy]).astype(np.intp)
+    return centres, edge_px, sea_px, ring, disc, well
 
 
-def _text(img: np.ndarray, s: str, cx: int, cy: int, rgb, scale: int = 2) -> None:
-    """Draw digits centred at (cx, cy) with the 3x5 font."""
+def _text(img: np.ndarray, s: str, cx: int, cy: int, rgb, scale: int = 2, left: bool = False) -> None:
+    """Draw digits and capitals centred at (cx, cy) with the 3x5 font (``left``: starting at cx)."""
     w = len(s) * 4 * scale - scale
-    x0 = cx - w // 2
+    x0 = cx if left else cx - w // 2
     y0 = cy - (5 * scale) // 2
     for i, ch in enumerate(s):
         g = _GLYPH.get(ch)
@@ -236,11 +246,17 @@ class BoardPainter:
     def __init__(self, game: Game) -> None:
         self.game = game
         self.board: Board = game.board
-        self.centres, self.edge_px, self.ring, self.disc = _geometry(self.board.key)
+        self.centres, edge_px, sea_px, self.ring, self.disc, self.well = _geometry(self.board.key)
         base = np.empty((H, W, 3), dtype=np.uint8)
         base[:] = BG_RGB
-        base[self.edge_px] = EDGE_RGB
+        base[sea_px] = (TERRAIN_RGB[SEA].astype(np.int32) + BG_RGB) // 2
+        base[edge_px] = EDGE_RGB
         base[H_BOARD:] = (225, 220, 205)
+        x = 6
+        for name, rgb in _LEGEND:  # the legend: a swatch and the name of each colour
+            base[H - LEGEND + 5:H - 5, x:x + 8] = rgb
+            _text(base, name, x + 11, H - LEGEND // 2, (40, 40, 40), scale=1, left=True)
+            x += 11 + 4 * len(name) + 10
         self._base = base
 
     def _owner_rgb(self, st: State, r: int):
@@ -285,6 +301,10 @@ class BoardPainter:
                     k += 1
             if st.dragon == r:
                 self._square(img, cx - R_OUT + 1, cy - R_OUT + 1, PIECE_RGB["dragon"])
+        if self.game.necromancer:  # the Well of Souls beside the Lake, with its token count
+            wx, wy = self.well
+            img[np.clip(disc_y + wy, 0, H_BOARD - 1), np.clip(disc_x + wx, 0, W - 1)] = WELL_RGB
+            _text(img, str(sum(st.well)), int(wx), int(wy), (255, 255, 255))
         # seat strip: colour swatch + coins
         n = self.game.num_seats
         slot = W // max(n, 1)

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from necro_env.game.board import BOARD_KEYS, SEA, Board, load_board  # noqa: E402
 
 ASPECT = 1.4      # the land rectangle is ASPECT x 1
-OUT = 0.15        # width of the sea margin around it
+OUT = 0.17        # width of the sea margin around it
 MIN_GAP = 0.13    # regions closer than this push each other apart
 ITERS = 600
 OUTFILE = ROOT / "necro_env" / "viewer" / "layouts.json"
@@ -208,7 +208,7 @@ def board_layout(key: int) -> dict:
     pos = relax(b, pos, land, set(outline))
     bands = {}
     for sea, coast in coasts.items():
-        band = np.array([pos[r] + OUT * 0.55 * outward(*pos[r]) for r in coast])
+        band = np.array([pos[r] + OUT * 0.65 * outward(*pos[r]) for r in coast])
         seg = np.sqrt((np.diff(band, axis=0) ** 2).sum(1))
         half = seg.sum() / 2
         k = int(np.searchsorted(np.cumsum(seg), half))
