@@ -53,3 +53,15 @@ def test_engine_speed_json(capsys: pytest.CaptureFixture) -> None:
     for r in out["rows"]:
         assert r["mask_decisions_per_sec"] > 0 and r["list_decisions_per_sec"] > 0
     assert 0 < out["startup"]["startup_s"]
+
+
+def test_viewer_speed_json(capsys: pytest.CaptureFixture) -> None:
+    """viewer_speed: full-length games, page sizes under the 2 MB target; browser figures when Chromium is here."""
+    mod = _load("viewer_speed")
+    assert mod.main(["--repeats", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    six = out["rows"][0]
+    assert six["rounds"] == 10 and six["actions"] > 100
+    assert all(r["bytes"] < mod.TARGET_BYTES for r in out["rows"])
+    if out["browser_missing"] is None:
+        assert all(r["open_ms"] > 0 and r["step_ms"] > 0 for r in out["rows"])

@@ -15,7 +15,8 @@ import necro_env.game
 GAME_DIR = Path(necro_env.game.__file__).resolve().parent
 FORBIDDEN_LIBRARIES = {"gymnasium", "gym", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib", "ray"}
 # Layers above the engine (DESIGN.md §1: imports point down only).
-FORBIDDEN_UPWARD = ("necro_env.env", "necro_env.observe", "necro_env.agents", "necro_env.render", "necro_env.cli", "training")
+FORBIDDEN_UPWARD = ("necro_env.env", "necro_env.observe", "necro_env.agents", "necro_env.render", "necro_env.cli",
+                    "necro_env.viewer", "training")
 
 
 def _game_modules() -> dict[str, Path]:

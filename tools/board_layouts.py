@@ -208,7 +208,14 @@ def board_layout(key: int) -> dict:
     pos = relax(b, pos, land, set(outline))
     bands = {}
     for sea, coast in coasts.items():
-        band = np.array([pos[r] + OUT * 0.65 * outward(*pos[r]) for r in coast])
+        band = [pos[coast[0]] + OUT * 0.65 * outward(*pos[coast[0]])]
+        for a, c in zip(coast, coast[1:]):
+            va, vc = outward(*pos[a]), outward(*pos[c])
+            if abs(va @ vc) < 1e-9:  # the coast turns round a corner of the frame: so does the band
+                corner = np.where(np.abs(va) > np.abs(vc), pos[a], pos[c])
+                band.append(corner + OUT * 0.65 * np.sign(va + vc))
+            band.append(pos[c] + OUT * 0.65 * vc)
+        band = np.array(band)
         seg = np.sqrt((np.diff(band, axis=0) ** 2).sum(1))
         half = seg.sum() / 2
         k = int(np.searchsorted(np.cumsum(seg), half))
