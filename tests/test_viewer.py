@@ -9,12 +9,11 @@ from importlib import resources
 import numpy as np
 import pytest
 
-import necro_env
 from necro_env import cli
 from necro_env import render as R
 from necro_env.game import GHOST, Game, GameConfig
-from necro_env.game.catalog import box_count
 from necro_env.game.board import BOARD_KEYS, SEA, TERRAIN_NAMES, load_board
+from necro_env.game.catalog import box_count
 from necro_env.game.errors import BoardDataError
 from necro_env.record import parse_record, replay, replay_engine
 from necro_env.viewer import palette, viewer_html
@@ -22,15 +21,7 @@ from necro_env.viewer.frames import apply_deltas, deltas, game_frames
 from necro_env.viewer.layout import load_layout, parse_layout
 from necro_env.viewer.page import page_data
 
-
-def random_record(players: int, necromancer: bool, seed: int) -> dict:
-    env = necro_env.env(players=players, necromancer=necromancer)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    for _agent in env.agent_iter():
-        obs, _r, term, trunc, _i = env.last()
-        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return env.unwrapped.record()
+from recorded_games import random_record
 
 
 @pytest.fixture(scope="module")

@@ -13,11 +13,12 @@ import json
 import numpy as np
 import pytest
 
-import necro_env
 from necro_env.game import GHOST, Game, GameConfig, OCCUPANT_NAMES
 from necro_env.record import iter_replay, parse_record
 from necro_env.viewer import write_viewer
 from necro_env.viewer.browser import BrowserUnavailable, headless_chromium
+
+from recorded_games import random_record
 
 # (players, necromancer): every seat count of the scenario and of the base game.
 SETUPS = [(3, True), (4, True), (5, True), (6, True), (2, False), (3, False), (4, False), (5, False)]
@@ -32,17 +33,6 @@ def browser():
         pytest.skip(f"no headless browser: {e}")
     yield driver
     cm.__exit__(None, None, None)
-
-
-def random_record(players: int, necromancer: bool, seed: int) -> dict:
-    """A whole game of uniformly random legal play through the env, as its record."""
-    env = necro_env.env(players=players, necromancer=necromancer)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    for _agent in env.agent_iter():
-        obs, _r, term, trunc, _i = env.last()
-        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return env.unwrapped.record()
 
 
 def engine_states(record: dict) -> list:

@@ -12,13 +12,12 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
+from ..game.board import TERRAIN_NAMES
 from ..game.catalog import OCCUPANT_NAMES, POWERS
 from ..game.state import Phase
 from .frames import PIECES, GameFrames, deltas, game_frames
-from .palette import GHOST, TRIBE, declined, hex_colour, seat_colour
+from .palette import GHOST, NECRO, TERRAIN, TRIBE, declined, hex_colour, seat_colour
 from .svg import PIECE_GLYPHS, SYMBOLS, board_svg, line_chart
-from .palette import TERRAIN
-from ..game.board import TERRAIN_NAMES
 
 
 def asset(name: str) -> str:
@@ -128,7 +127,7 @@ def viewer_html(record: dict, title: str | None = None) -> str:
     charts = [coins]
     if game.necromancer:
         charts.append(line_chart("chart-ghosts", "Ghosts in play (end of round)", rounds,
-                                 [("Ghosts in play", hex_colour((70, 60, 90)), frames.ghost_curve)],
+                                 [("Ghosts in play", hex_colour(NECRO), frames.ghost_curve)],
                                  y_label="round", hline=(frames.ghost_total, f"victory: {frames.ghost_total}"),
                                  cursor=True))
     n_actions = len(frames.steps)

@@ -74,7 +74,7 @@ def _region(game: Game, r: int, x: float, y: float) -> str:
              f'<title data-base="{escape(desc)}">{escape(desc)}</title>',
              f'<circle class="ring" r="{_f(rad)}" fill="{hex_colour(TERRAIN[t])}" stroke="#333" stroke-width="1.2"/>',
              f'<circle class="badge" r="{_f(BADGE)}" fill="none" stroke="#111" stroke-width="1" visibility="hidden"/>',
-             f'<text class="tok" y="4.5" text-anchor="middle" font-size="13" font-weight="bold"></text>',
+             '<text class="tok" y="4.5" text-anchor="middle" font-size="13" font-weight="bold"></text>',
              f'<text class="rid" x="{_f(-rad)}" y="{-rad * SCALE + 4:.1f}" font-size="9" fill="#222">{r}</text>']
     k = 0
     for attr, glyph, colour, label in SYMBOLS:
@@ -104,27 +104,15 @@ def line_chart(chart_id: str, title: str, xs: Sequence[int], series: Sequence[tu
     ``hline``: a dashed horizontal line (value, label). ``cursor``: a vertical line the page's script
     moves (its x for ``xs[i]`` is ``data-x0 + i * data-dx``). ``faint``: extra grey lines drawn first.
     """
-    left, right, top, bottom = 44, 12, 26, 34
-    pw, ph = width - left - right, height - top - bottom
     values = [v for _l, _c, vals in series for v in vals] + [v for vals in faint for v in vals]
-    ymax = max(values + ([hline[0]] if hline else []) + [1])
-    ymax = _nice(ymax)
-    n = max(len(xs), 2)
-    dx = pw / (n - 1)
+    plot = _Plot(width, height, 34, _nice(max(values + ([hline[0]] if hline else []) + [1])))
+    left, top, pw, ph, py = plot.left, plot.top, plot.pw, plot.ph, plot.y
+    dx = pw / (max(len(xs), 2) - 1)
 
     def px(i: int) -> float:
         return left + i * dx
 
-    def py(v: float) -> float:
-        return top + ph - v / ymax * ph
-
-    out = [f'<svg id="{chart_id}" class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-           f'xmlns="http://www.w3.org/2000/svg" data-x0="{left}" data-dx="{dx:.3f}">',
-           f'<text x="{left}" y="15" font-size="13" font-weight="bold">{escape(title)}</text>']
-    for k in range(5):
-        v = ymax * k / 4
-        out.append(f'<line x1="{left}" x2="{left + pw}" y1="{py(v):.1f}" y2="{py(v):.1f}" stroke="#ddd"/>'
-                   f'<text x="{left - 5}" y="{py(v) + 4:.1f}" font-size="10" text-anchor="end">{_tick(v)}</text>')
+    out = plot.open(chart_id, title, f' data-x0="{left}" data-dx="{dx:.3f}"')
     for i, x in enumerate(xs):
         out.append(f'<text x="{px(i):.1f}" y="{top + ph + 14}" font-size="10" text-anchor="middle">{x}</text>')
     if y_label:
@@ -157,21 +145,11 @@ def line_chart(chart_id: str, title: str, xs: Sequence[int], series: Sequence[tu
 def bar_chart(chart_id: str, title: str, bars: Sequence[tuple[str, float, tuple[float, float] | None]],
               width: int = 460, height: int = 220, ymax: float | None = None, colour: str = "#4c72b0") -> str:
     """Vertical bars (label, value, optional (low, high) interval drawn as an error bar)."""
-    left, right, top, bottom = 44, 12, 26, 44
-    pw, ph = width - left - right, height - top - bottom
     ymax = ymax or _nice(max([v for _l, v, _i in bars] + [hi for _l, _v, i in bars if i for hi in i[1:]] + [1e-9]))
+    plot = _Plot(width, height, 44, ymax)
+    left, top, pw, ph, py = plot.left, plot.top, plot.pw, plot.ph, plot.y
     slot = pw / max(len(bars), 1)
-
-    def py(v: float) -> float:
-        return top + ph - v / ymax * ph
-
-    out = [f'<svg id="{chart_id}" class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-           f'xmlns="http://www.w3.org/2000/svg">',
-           f'<text x="{left}" y="15" font-size="13" font-weight="bold">{escape(title)}</text>']
-    for k in range(5):
-        v = ymax * k / 4
-        out.append(f'<line x1="{left}" x2="{left + pw}" y1="{py(v):.1f}" y2="{py(v):.1f}" stroke="#ddd"/>'
-                   f'<text x="{left - 5}" y="{py(v) + 4:.1f}" font-size="10" text-anchor="end">{_tick(v)}</text>')
+    out = plot.open(chart_id, title)
     for i, (label, v, interval) in enumerate(bars):
         x = left + slot * i + slot * 0.2
         bw = slot * 0.6
@@ -187,6 +165,32 @@ def bar_chart(chart_id: str, title: str, bars: Sequence[tuple[str, float, tuple[
                    f'{escape(label)}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+class _Plot:
+    """A chart's frame: the plot area, the y scale (0 at the bottom, ``ymax`` at the top), title and grid."""
+
+    left, right, top = 44, 12, 26
+
+    def __init__(self, width: int, height: int, bottom: int, ymax: float) -> None:
+        self.width, self.height, self.ymax = width, height, ymax
+        self.pw, self.ph = width - self.left - self.right, height - self.top - bottom
+
+    def y(self, v: float) -> float:
+        return self.top + self.ph - v / self.ymax * self.ph
+
+    def open(self, chart_id: str, title: str, attrs: str = "") -> list[str]:
+        """The opening ``<svg>``, the title and five horizontal grid lines with their values."""
+        w, h = self.width, self.height
+        out = [f'<svg id="{chart_id}" class="chart" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+               f'xmlns="http://www.w3.org/2000/svg"{attrs}>',
+               f'<text x="{self.left}" y="15" font-size="13" font-weight="bold">{escape(title)}</text>']
+        for k in range(5):
+            v = self.ymax * k / 4
+            out.append(f'<line x1="{self.left}" x2="{self.left + self.pw}" y1="{self.y(v):.1f}" y2="{self.y(v):.1f}" '
+                       f'stroke="#ddd"/><text x="{self.left - 5}" y="{self.y(v) + 4:.1f}" font-size="10" '
+                       f'text-anchor="end">{_tick(v)}</text>')
+        return out
 
 
 def _polyline(pts: Sequence[tuple[float, float]], colour: str, width: float, opacity: float = 1.0) -> str:
