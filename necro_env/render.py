@@ -161,9 +161,9 @@ NECRO_RGB = np.array(palette.NECRO, dtype=np.uint8)
 TRIBE_RGB = np.array(palette.TRIBE, dtype=np.uint8)
 BG_RGB = np.array(palette.BACKGROUND, dtype=np.uint8)
 EDGE_RGB = np.array(palette.BORDER, dtype=np.uint8)
-WELL_RGB = np.array((43, 34, 56), dtype=np.uint8)
-PIECE_RGB = {"lair": (90, 60, 30), "fort": (60, 60, 60), "hole": (0, 0, 0), "hero": (230, 190, 0),
-             "encamp": (240, 120, 0), "dragon": (200, 0, 0)}
+WELL_RGB = np.array(palette.WELL, dtype=np.uint8)
+PIECE_RGB = {"lair": palette.PIECE_COLOURS["lair"], "fort": palette.PIECE_COLOURS["fortress"], "hole": palette.PIECE_COLOURS["hole"],
+             "hero": palette.PIECE_COLOURS["hero"], "encamp": palette.PIECE_COLOURS["encampment"], "dragon": palette.PIECE_COLOURS["dragon"]}
 _LEGEND = (("FARM", TERRAIN_RGB[0]), ("FOREST", TERRAIN_RGB[1]), ("HILL", TERRAIN_RGB[2]),
            ("SWAMP", TERRAIN_RGB[3]), ("MOUNT", TERRAIN_RGB[4]), ("SEA", TERRAIN_RGB[5]), ("LAKE", TERRAIN_RGB[6]),
            ("GHOST", GHOST_RGB), ("TRIBE", TRIBE_RGB))

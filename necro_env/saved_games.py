@@ -13,6 +13,7 @@ from typing import Any
 
 from .game import GameConfig
 from .record import RECORD_FORMAT, RECORD_VERSION
+from .versions import ENV_ID
 
 
 def game_record(config: GameConfig, seed: int, actions: list[int], result: dict[str, Any] | None) -> dict[str, Any]:
@@ -20,7 +21,7 @@ def game_record(config: GameConfig, seed: int, actions: list[int], result: dict[
 
     ``result``: ``Game.result`` of the final state when the game is over, else ``None``.
     """
-    from .env import ENV_ID, agent_names  # deferred: the env module pulls in gymnasium
+    from .env import agent_names  # deferred: the env module pulls in gymnasium
 
     return {
         "format": RECORD_FORMAT,

@@ -16,7 +16,7 @@ from ..game.board import TERRAIN_NAMES
 from ..game.catalog import OCCUPANT_NAMES, POWERS
 from ..game.state import Phase
 from .frames import PIECES, GameFrames, deltas, game_frames
-from .palette import GHOST, NECRO, TERRAIN, TRIBE, declined, hex_colour, seat_colour
+from .palette import GHOST, NECRO, PIECE_COLOURS, TERRAIN, TRIBE, declined, hex_colour, seat_colour
 from .svg import PIECE_GLYPHS, SYMBOLS, board_svg, line_chart
 
 
@@ -75,7 +75,8 @@ def _legend(frames: GameFrames) -> str:
                     f'{label}</span>' for _a, g, c, label in SYMBOLS)
     marks += "".join(f'<span class="key"><b class="glyph" style="background:{c}">{escape(g)}</b>{label}</span>'
                      for _cls, g, c, label in PIECE_GLYPHS)
-    marks += '<span class="key"><b class="glyph" style="background:#f07800;color:#000">n</b>encampments</span>'
+    marks += (f'<span class="key"><b class="glyph" style="background:{hex_colour(PIECE_COLOURS["encampment"])};color:#000">'
+              'n</b>encampments</span>')
     return (f'<div id="legend"><div>{terrain}</div><div>{seats}{others}</div><div>{marks}</div>'
             '<div class="hint">Hover a region for its occupant. Keys: &larr;/&rarr; action, '
             'Shift+&larr;/&rarr; or &uarr;/&darr; turn, PgUp/PgDn round, Home/End, Space play/pause.</div></div>')

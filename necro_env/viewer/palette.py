@@ -16,6 +16,10 @@ SEATS = ((220, 40, 40), (40, 90, 220), (30, 170, 60), (240, 150, 20), (150, 60, 
 GHOST = (235, 235, 250)
 NECRO = (70, 60, 90)
 TRIBE = (130, 85, 40)
+WELL = (43, 34, 56)
+#: Pieces on regions.
+PIECE_COLOURS = {"lair": (90, 60, 30), "fortress": (60, 60, 60), "hole": (0, 0, 0), "hero": (230, 190, 0),
+          "dragon": (200, 0, 0), "encampment": (240, 120, 0)}
 BACKGROUND = (245, 242, 232)
 BORDER = (170, 165, 150)
 #: In-decline races are their seat colour darkened by this factor (percent).

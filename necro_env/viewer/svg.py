@@ -13,7 +13,7 @@ from typing import Sequence
 from ..game import Game
 from ..game.board import LAKE, SEA, TERRAIN_NAMES
 from .layout import load_layout
-from .palette import BACKGROUND, BORDER, TERRAIN, hex_colour
+from .palette import BACKGROUND, BORDER, PIECE_COLOURS, TERRAIN, WELL, hex_colour
 
 SCALE = 500          # pixels per layout unit
 RADIUS = 0.052       # region disc
@@ -21,9 +21,9 @@ BADGE = 0.031        # occupant disc
 SYMBOLS = (("mine", "M", "#c9a227", "mine"), ("magic", "*", "#8e44ad", "magic source"),
            ("cavern", "C", "#34495e", "cavern"))
 #: (class, letter, colour, name) of each piece; ``enc`` also shows a count.
-PIECE_GLYPHS = (("lair", "L", "#5a3c1e", "troll lair"), ("fortress", "F", "#3c3c3c", "fortress"),
-                ("hole", "H", "#000000", "hole-in-the-ground"), ("hero", "h", "#c8a000", "hero"),
-                ("dragon", "D", "#c80000", "dragon"))
+PIECE_GLYPHS = tuple((cls, glyph, hex_colour(PIECE_COLOURS[cls]), name) for cls, glyph, name in (
+    ("lair", "L", "troll lair"), ("fortress", "F", "fortress"), ("hole", "H", "hole-in-the-ground"),
+    ("hero", "h", "hero"), ("dragon", "D", "dragon")))
 
 
 def _f(v: float) -> str:
@@ -56,9 +56,9 @@ def board_svg(game: Game) -> str:
                    f'font-size="11" fill="#234">Island</text>')
         wx, wy = lay.well
         out.append(f'<g id="well" transform="translate({_f(wx)},{_f(wy)})"><title>Well of Souls</title>'
-                   f'<circle r="{_f(0.034)}" fill="#2b2238" stroke="#000"/>'
+                   f'<circle r="{_f(0.034)}" fill="{hex_colour(WELL)}" stroke="#000"/>'
                    f'<text class="count" y="4" text-anchor="middle" font-size="12" fill="#fff">0</text>'
-                   f'<text y="{0.034 * SCALE + 11:.1f}" text-anchor="middle" font-size="10" fill="#2b2238">Well</text></g>')
+                   f'<text y="{0.034 * SCALE + 11:.1f}" text-anchor="middle" font-size="10" fill="{hex_colour(WELL)}">Well</text></g>')
     out.append("</svg>")
     return "".join(out)
 
@@ -90,7 +90,8 @@ def _region(game: Game, r: int, x: float, y: float) -> str:
                      f'<title>{label}</title><rect x="-5" y="-5" width="10" height="10" fill="{colour}"/>'
                      f'<text y="3.5" text-anchor="middle" font-size="8" fill="#fff">{glyph}</text></g>')
     parts.append(f'<g class="pc enc" transform="translate({_f(-rad - 0.006)},{_f(0.02)})" visibility="hidden">'
-                 f'<title>encampments</title><rect x="-6" y="-5" width="12" height="10" fill="#f07800"/>'
+                 f'<title>encampments</title><rect x="-6" y="-5" width="12" height="10" '
+                 f'fill="{hex_colour(PIECE_COLOURS["encampment"])}"/>'
                  f'<text class="n" y="3.5" text-anchor="middle" font-size="8" fill="#000"></text></g>')
     parts.append("</g>")
     return "".join(parts)
