@@ -31,7 +31,7 @@ lc         region of this turn's last conquest (or -1)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..game import Game, State
@@ -53,13 +53,13 @@ class GameFrames:
     names: list[str]
     seed: int
     views: list[dict[str, Any]]
-    steps: list[dict[str, Any]]            # per action: seat, round, text
-    turn_starts: list[int] = field(default_factory=list)   # view indices where a turn begins
-    round_starts: list[int] = field(default_factory=list)  # view indices where a round begins
-    coins_by_round: list[list[int]] = field(default_factory=list)  # per seat, coins after each round
-    ghost_curve: list[int] = field(default_factory=list)   # Ghosts in play after each round
-    ghost_total: int = 0                  # the Necromancer wins with this many Ghosts in play
-    final: State | None = None
+    steps: list[dict[str, Any]]        # per action: seat, round (before it), text
+    turn_starts: list[int]             # view indices where a turn begins (and the last one at the end)
+    round_starts: list[int]            # view indices where a round begins (and the last one at the end)
+    coins_by_round: list[list[int]]    # per seat, coins after each round
+    ghost_curve: list[int]             # Ghosts in play after each round
+    ghost_total: int                   # the Necromancer wins with this many Ghosts in play (0: base game)
+    final: State
 
 
 def ghost_total(game: Game, st: State) -> int:
@@ -109,8 +109,7 @@ def game_frames(record: dict) -> GameFrames:
     steps: list[dict[str, Any]] = []
     turn_starts, round_starts = [0], [0]
     coins_by_round: list[list[int]] = [[] for _ in range(game.num_seats)]
-    frames = GameFrames(game, agent_names(config), seed, views, steps, turn_starts, round_starts,
-                        coins_by_round, ghost_total=ghost_total(game, st) if game.necromancer else 0)
+    total = ghost_total(game, st) if game.necromancer else 0
     for k, seat, action, text, before, _game, st in iter_replay(record):
         for x, mask in enumerate(st.race_power):
             if mask:
@@ -128,9 +127,8 @@ def game_frames(record: dict) -> GameFrames:
             round_starts.append(k + 1)
             for s in range(game.num_seats):
                 coins_by_round[s].append(st.coins[s])
-    frames.final = st
-    frames.ghost_curve = list(st.ghost_curve)
-    return frames
+    return GameFrames(game, agent_names(config), seed, views, steps, turn_starts, round_starts, coins_by_round,
+                      list(st.ghost_curve), total, st)
 
 
 def deltas(views: list[dict[str, Any]]) -> list[dict[str, Any]]:

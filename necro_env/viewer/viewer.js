@@ -152,7 +152,7 @@
     const status = v.over
       ? "Game over after round " + v.rnd + ": winner(s) " + v.win.map((s) => D.names[s]).join(", ")
       : "Round " + v.rnd + "/" + D.turns + ", " + D.names[v.ts] + "'s turn, phase " + D.phaseNames[v.ph] +
-        ", " + D.names[v.who] + " to decide";
+        ", " + D.names[v.who] + " to decide" + (v.die >= 0 ? " (last die roll " + v.die + ")" : "");
     text($("status"), status);
     if (current === 0) {
       text($("action"), "start of the game (" + last + " actions recorded)");
