@@ -1,0 +1,66 @@
+"""``NetActorCriticPolicy``: sb3-contrib's masked actor-critic policy around a ``necro_env.agents.nets`` network.
+
+MaskablePPO trains it like its own ``MlpPolicy`` (same losses, masking, rollout code); the network
+(``RegionNet`` or ``MlpNet``) computes the logits of every action and the value in one pass, so the
+per-region heads and the weight sharing of ``RegionNet`` are used as they are. Pass the network's
+architecture dict as ``policy_kwargs={"net_arch_spec": {...}}`` (``necro_env.agents.nets.build_net``).
+``policy.net`` is a plain ``nn.Module``: ``necro_env.agents.torch_policy.save_policy(policy.net, ...)``
+writes the weights-only file users load (no SB3 needed to play it).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from necro_env.agents.nets import build_net
+
+
+class NetActorCriticPolicy(MaskableActorCriticPolicy):
+    """A masked actor-critic whose actor and critic are one ``necro_env.agents.nets`` network."""
+
+    def __init__(self, observation_space, action_space, lr_schedule, net_arch_spec: dict | None = None,
+                 **kwargs: Any) -> None:
+        self.net_arch_spec = dict(net_arch_spec or {"kind": "region"})
+        kwargs["ortho_init"] = False  # the network initialises itself (orthogonal, 0.01 on the logit layers)
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build(self, lr_schedule) -> None:
+        self.net = build_net(self.net_arch_spec)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data["net_arch_spec"] = self.net_arch_spec
+        return data
+
+    def _dist(self, logits: torch.Tensor, action_masks):
+        dist = self.action_dist.proba_distribution(action_logits=logits)
+        if action_masks is not None:
+            dist.apply_masking(action_masks)
+        return dist
+
+    def _net(self, obs) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.net(self.extract_features(obs))
+
+    def forward(self, obs, deterministic: bool = False, action_masks: np.ndarray | None = None):
+        logits, values = self._net(obs)
+        dist = self._dist(logits, action_masks)
+        actions = dist.get_actions(deterministic=deterministic)
+        return actions, values[:, None], dist.log_prob(actions)
+
+    def evaluate_actions(self, obs, actions, action_masks=None):
+        logits, values = self._net(obs)
+        dist = self._dist(logits, action_masks)
+        return values[:, None], dist.log_prob(actions), dist.entropy()
+
+    def get_distribution(self, obs, action_masks=None):
+        return self._dist(self._net(obs)[0], action_masks)
+
+    def predict_values(self, obs) -> torch.Tensor:
+        return self._net(obs)[1][:, None]
+
+
+__all__ = ["NetActorCriticPolicy"]
