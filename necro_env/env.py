@@ -161,6 +161,7 @@ OS when there was none). The seed used is in ``record()["seed"]``.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import gymnasium
@@ -173,7 +174,10 @@ from . import versions
 from .game import NUM_ACTIONS, Game, GameConfig, State
 from .game.errors import ConfigError, IllegalActionError, NecroEnvError, StateError
 from .observe import OBS_HIGH, OBS_SIZE, Observer
-from .record import RECORD_FORMAT, RECORD_VERSION, check_header, check_keys, replay_engine
+from .record import (
+    RECORD_FORMAT, RECORD_VERSION, apply_all, check_actions, check_header, check_illegal_note, check_json,
+    check_keys, is_int, short_repr,
+)
 
 __doc__ = __doc__.replace("{version_history}", "\n".join(f"* {v}: {text}" for v, text in versions.VERSION_HISTORY))
 ENV_ID = versions.ENV_ID
@@ -194,6 +198,10 @@ class EnvUsageError(NecroEnvError, RuntimeError):
 
 class GameOverError(EnvUsageError):
     """step() with an action after the game ended (only ``step(None)`` of a done agent is allowed)."""
+
+
+class UnknownAgentError(NecroEnvError, ValueError):
+    """An agent name that is not one of the env's ``possible_agents``."""
 
 
 class InvalidActionError(IllegalActionError):
@@ -308,10 +316,15 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.agent_name(agent)]
 
     def action_space(self, agent: str) -> spaces.Discrete:
-        return self.action_spaces[agent]
+        return self.action_spaces[self.agent_name(agent)]
+
+    def agent_name(self, agent: Any) -> str:
+        """``agent`` if it is one of ``possible_agents``, else ``UnknownAgentError`` listing them."""
+        self.seat_of(agent)
+        return agent
 
     # ------------------------------------------------------------------ engine access
     @property
@@ -326,7 +339,7 @@ class raw_env(AECEnv):
         try:
             return self._agent_seat[agent]
         except (KeyError, TypeError):
-            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}") from None
+            raise UnknownAgentError(f"unknown agent {short_repr(agent)}; agents: {self.possible_agents}") from None
 
     def agent_of(self, seat: int) -> str:
         return self._seat_agent[seat]
@@ -336,13 +349,19 @@ class raw_env(AECEnv):
         """Start a new game. ``options`` is accepted for API compatibility and ignored."""
         if seed is not None:
             if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, _INT_TYPES) or seed < 0:
-                raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+                raise ConfigError(f"seed must be a non-negative int or None, got {seed!r}")
             game_seed = int(seed)
             self._seed_rng = np.random.default_rng(game_seed)
         else:
             if self._seed_rng is None:
                 self._seed_rng = np.random.default_rng()
             game_seed = int(self._seed_rng.integers(0, 2**63 - 1))
+        self._begin(game_seed)
+        if self.render_mode == "human":
+            self.render()
+
+    def _begin(self, game_seed: int) -> None:
+        """The game of ``game_seed`` from its start, with fresh bookkeeping (not the seed generator)."""
         st = self.game.new_state(game_seed)
         self._st = st
         self._seed = game_seed
@@ -359,8 +378,18 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(agents, False)
         self.infos = {a: {} for a in agents}
         self.agent_selection = self._seat_agent[st.decider]
-        if self.render_mode == "human":
-            self.render()
+
+    def apply_recorded(self, actions: list[int], illegal: dict | None, what: str) -> None:
+        """Play checked recorded ``actions``, then end the game with the ``illegal`` note if there is one;
+        ``StateError`` naming the first step or the note that does not fit the game."""
+        apply_all(lambda a: self._play(self.agent_selection, a), lambda: self._st.over, actions, what)
+        if illegal is not None:
+            st = self._st
+            if st.over or illegal["agent"] != self.agent_selection or illegal["action"] in self.game.legal_actions(st):
+                raise StateError(f"{what} 'illegal' note (agent {illegal['agent']}, action {illegal['action']}) "
+                                 f"does not fit the replayed game: an illegal action of the agent to act "
+                                 f"({self.agent_selection}) before the end (over: {bool(st.over)})")
+            self.terminate_illegal(illegal["action"], illegal["message"])
 
     # ------------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -368,7 +397,10 @@ class raw_env(AECEnv):
         st = self._st
         if st is None:
             raise EnvUsageError("observe() before reset()")
-        seat = self._agent_seat.get(agent)
+        try:
+            seat = self._agent_seat.get(agent)
+        except TypeError:  # an unhashable "agent"
+            seat = None
         if seat is None:
             self.seat_of(agent)  # raises with the agent list
         obs = self.observer.observe(st, seat)
@@ -587,17 +619,20 @@ class raw_env(AECEnv):
     def set_state(self, saved: dict, verify: bool = True) -> None:
         """Restore a ``get_state()`` snapshot; ``StateError`` naming what is wrong (the env is then unchanged).
 
-        verify: also replay the recorded actions from the seed and require the same
-        engine state (catches any tampering; ~2 ms per game).
+        Safe on untrusted input: every field's type and range is checked before anything is
+        derived from it (``Game.validate_state`` for the engine state), then the bookkeeping's
+        consistency with the game (live agents, whose turn, rewards, notes), and only then is
+        anything of this env replaced, all at once.
+        verify: also replay the recorded actions from the seed through the env and require the
+        same engine state and bookkeeping (catches any tampering; a few ms per game). Without it
+        a consistent but edited state is accepted.
         """
         check_header(saved, STATE_FORMAT, STATE_VERSION, "env state")
-        known = {"format", "version", "env_id", "config", "options", "seed", "seed_rng", "actions", "illegal",
-                 "engine", "agents", "agent_selection", "skip_agent_selection", "rewards", "cumulative_rewards",
-                 "terminations", "truncations", "infos", "prev_coins", "rewards_dirty"}
-        check_keys(saved, known, known, "env state")
+        check_keys(saved, _STATE_KEYS, _STATE_KEYS, "env state")
         if saved["env_id"] != ENV_ID:
             why = versions.retired_message(saved["env_id"]) if isinstance(saved["env_id"], str) else None
-            raise StateError(f"env state saved by {saved['env_id']!r}, not {ENV_ID}" + (f": {why}" if why else ""))
+            raise StateError(f"env state saved by {short_repr(saved['env_id'])}, not {ENV_ID}"
+                             + (f": {why}" if why else ""))
         try:
             config = GameConfig.from_dict(saved["config"])
         except (ConfigError, TypeError) as e:
@@ -609,67 +644,143 @@ class raw_env(AECEnv):
         if saved["options"] != self._options():
             raise StateError(f"env state options {saved['options']} differ from this env's {self._options()}")
         seed = saved["seed"]
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        if not is_int(seed) or seed < 0:
             raise StateError(f"env state seed must be a non-negative int, got {seed!r}")
-        actions = saved["actions"]
+        actions = check_actions(saved["actions"], "env state")
+        illegal = check_illegal_note(saved["illegal"], self.possible_agents, "env state")
         st = State.from_dict(saved["engine"])
         self.game.validate_state(st)
+        book = self._checked_bookkeeping(saved, st, seed, illegal)
+        rng = _generator(saved["seed_rng"])
         if verify:
-            replayed = replay_engine(self.game, seed, actions, what="env state")
-            if replayed != st:
-                diff = [f for f in st.to_dict() if getattr(st, f) != getattr(replayed, f)]
+            twin = self._replayed(seed, actions, illegal, len(self.possible_agents) - len(book["agents"]))
+            if twin._st != st:
+                diff = [f for f in st.to_dict() if getattr(st, f) != getattr(twin._st, f)]
                 raise StateError(f"env state engine differs from the game replayed from its seed and actions "
                                  f"in fields {diff} (tampered or corrupt)")
-        illegal = saved["illegal"]
-        if illegal is not None and not (isinstance(illegal, dict) and set(illegal) == {"agent", "action", "message"}):
-            raise StateError(f"env state 'illegal' must be null or an illegal-action note, got {illegal!r}")
-        agents = saved["agents"]
-        if not isinstance(agents, list) or any(a not in self.possible_agents for a in agents) \
-                or len(set(agents)) != len(agents):
-            raise StateError(f"env state agents {agents!r} are not distinct agents of {self.possible_agents}")
-        for name, kind in (("rewards", (int, float)), ("cumulative_rewards", (int, float)),
-                           ("terminations", bool), ("truncations", bool), ("infos", dict)):
-            d = saved[name]
-            if not isinstance(d, dict) or set(d) != set(agents) \
-                    or not all(isinstance(x, kind) for x in d.values()):
-                raise StateError(f"env state {name!r} must map exactly the live agents {agents} to "
-                                 f"{getattr(kind, '__name__', 'numbers')}")
-        sel = saved["agent_selection"]
-        if sel not in self.possible_agents or (agents and sel not in agents):
-            raise StateError(f"env state agent_selection {sel!r} is not a live agent")
-        if agents and not any(saved["terminations"].values()) and not st.over and illegal is None \
-                and self._agent_seat[sel] != st.decider:
-            raise StateError(f"env state agent_selection {sel!r} is not the deciding seat {st.decider}")
-        skip = saved["skip_agent_selection"]
-        if skip is not None and skip not in self.possible_agents:
-            raise StateError(f"env state skip_agent_selection {skip!r} is not an agent")
-        prev = saved["prev_coins"]
-        if not isinstance(prev, list) or len(prev) != self.game.num_seats \
-                or not all(isinstance(c, int) and not isinstance(c, bool) for c in prev):
-            raise StateError("env state prev_coins must be a list of one int per seat")
-        rng = None
-        if saved["seed_rng"] is not None:
-            try:
-                rng = np.random.default_rng()
-                rng.bit_generator.state = saved["seed_rng"]
-            except (TypeError, ValueError, KeyError) as e:
-                raise StateError(f"env state seed_rng is not a generator state: {e}") from None
-        # Everything checked: commit.
+            diff = [k for k, v in twin._bookkeeping().items() if book[k] != v]
+            if diff:
+                raise StateError(f"env state bookkeeping differs from the game replayed from its seed and actions "
+                                 f"in {diff} (tampered or corrupt)")
+        # Everything checked: commit, all at once.
         self._st = st
         self._seed = seed
         self._seed_rng = rng
-        self._actions = [int(a) for a in actions]
-        self._illegal = dict(illegal) if illegal else None
-        self.agents = list(agents)
-        self.agent_selection = sel
-        self._skip_agent_selection = skip
-        self.rewards = {a: float(saved["rewards"][a]) for a in agents}
-        self._cumulative_rewards = {a: float(saved["cumulative_rewards"][a]) for a in agents}
-        self.terminations = dict(saved["terminations"])
-        self.truncations = dict(saved["truncations"])
-        self.infos = {a: _jsonable(i) for a, i in saved["infos"].items()}
-        self._prev_coins = list(prev)
-        self._rewards_dirty = bool(saved["rewards_dirty"])
+        self._actions = actions
+        self._illegal = illegal
+        self.agents = book["agents"]
+        self.agent_selection = book["agent_selection"]
+        self._skip_agent_selection = book["skip_agent_selection"]
+        self.rewards = book["rewards"]
+        self._cumulative_rewards = book["cumulative_rewards"]
+        self.terminations = book["terminations"]
+        self.truncations = book["truncations"]
+        self.infos = book["infos"]
+        self._prev_coins = book["prev_coins"]
+        self._rewards_dirty = book["rewards_dirty"]
+
+    def _bookkeeping(self) -> dict:
+        """The env's bookkeeping, as ``get_state`` stores it (besides the engine state and the seeds)."""
+        return {
+            "agents": list(self.agents), "agent_selection": self.agent_selection,
+            "skip_agent_selection": self._skip_agent_selection, "rewards": dict(self.rewards),
+            "cumulative_rewards": dict(self._cumulative_rewards), "terminations": dict(self.terminations),
+            "truncations": dict(self.truncations), "infos": {a: _jsonable(i) for a, i in self.infos.items()},
+            "prev_coins": list(self._prev_coins), "rewards_dirty": self._rewards_dirty,
+        }
+
+    def _replayed(self, seed: int, actions: list[int], illegal: dict | None, dead_steps: int) -> "raw_env":
+        """A twin of this env (sharing the game, nothing mutable) replayed from ``seed``: ``actions``, the
+        ``illegal`` ending, then ``dead_steps`` done agents removed by ``step(None)``."""
+        twin = raw_env.__new__(raw_env)
+        twin.__dict__.update(self.__dict__)
+        twin.render_mode = None
+        twin._begin(seed)
+        twin.apply_recorded(actions, illegal, "env state")
+        for _ in range(dead_steps):
+            if not twin.agents or not twin.terminations[twin.agent_selection]:
+                raise StateError("env state lists fewer live agents than the replayed game has done agents")
+            twin._was_dead_step(None)
+        return twin
+
+    def _checked_bookkeeping(self, saved: dict, st: State, seed: int, illegal: dict | None) -> dict:
+        """The bookkeeping of ``saved`` (types, then consistency with the validated engine state ``st``)."""
+        possible = self.possible_agents
+        agents = saved["agents"]
+        if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents) \
+                or [a for a in possible if a in agents] != agents:
+            raise StateError(f"env state agents must list distinct agents of {possible} in that order, "
+                             f"got {short_repr(agents)}")
+        ended = bool(st.over) or illegal is not None
+        if not ended and agents != possible:
+            raise StateError(f"env state agents {agents}: while the game runs every agent is live ({possible})")
+        book: dict[str, Any] = {"agents": list(agents)}
+        for name, kinds in (("rewards", (int, float)), ("cumulative_rewards", (int, float)),
+                            ("terminations", bool), ("truncations", bool), ("infos", dict)):
+            d = saved[name]
+            if not isinstance(d, dict) or set(d) != set(agents) \
+                    or not all(isinstance(x, kinds) and (kinds is bool or not isinstance(x, bool)) for x in d.values()):
+                raise StateError(f"env state {name!r} must map exactly the live agents {agents} to "
+                                 f"{getattr(kinds, '__name__', 'numbers')}")
+            book[name] = dict(d)
+        for name in ("rewards", "cumulative_rewards"):
+            if not all(math.isfinite(x) and abs(x) <= _MAX_REWARD for x in book[name].values()):
+                raise StateError(f"env state {name!r} holds a value that is not a finite number within "
+                                 f"+-{_MAX_REWARD:g}")
+        check_json(book["infos"], "env state infos")
+        book["infos"] = {a: _jsonable(i) for a, i in book["infos"].items()}
+        if any(book["truncations"].values()) or any(v != ended for v in book["terminations"].values()):
+            raise StateError(f"env state terminations/truncations: every live agent is terminated exactly when "
+                             f"the game has ended ({ended}), none is ever truncated")
+        sel, skip = saved["agent_selection"], saved["skip_agent_selection"]
+        want = (agents[0] if agents else sel) if ended else self._seat_agent[st.decider]
+        if not isinstance(sel, str) or sel not in possible or sel != want:
+            raise StateError(f"env state agent_selection {short_repr(sel)} is not the agent to act "
+                             f"({want if want in possible else 'an agent'})")
+        if skip is not None and (not isinstance(skip, str) or skip not in possible):
+            raise StateError(f"env state skip_agent_selection {short_repr(skip)} is not null or an agent")
+        if (skip is None) != (not ended or not agents):
+            raise StateError("env state skip_agent_selection must be set exactly while done agents are left")
+        book["agent_selection"], book["skip_agent_selection"] = sel, skip
+        prev, dirty = saved["prev_coins"], saved["rewards_dirty"]
+        if not isinstance(prev, list) or not all(is_int(c) for c in prev):
+            raise StateError("env state prev_coins must be a list of one int per seat")
+        want_prev = st.coins if self.reward_scheme == "coins" else self.game.new_state(seed).coins
+        if prev != want_prev:
+            raise StateError(f"env state prev_coins {short_repr(prev)} must be {want_prev} (the coins "
+                             + ("now" if self.reward_scheme == "coins" else "at the start") + ")")
+        if not isinstance(dirty, bool) or (ended and not dirty) or (not ended and self.reward_scheme != "coins"
+                                                                     and dirty):
+            raise StateError(f"env state rewards_dirty must be a bool, true once the game has ended and false "
+                             f"before with the {self.reward_scheme!r} rewards, got {short_repr(dirty)}")
+        if not dirty and any(book["rewards"].values()):
+            raise StateError("env state rewards must be 0 while rewards_dirty is false")
+        book["prev_coins"], book["rewards_dirty"] = list(prev), dirty
+        return book
+
+
+_STATE_KEYS = frozenset({
+    "format", "version", "env_id", "config", "options", "seed", "seed_rng", "actions", "illegal", "engine", "agents",
+    "agent_selection", "skip_agent_selection", "rewards", "cumulative_rewards", "terminations", "truncations",
+    "infos", "prev_coins", "rewards_dirty"})
+_MAX_REWARD = 1e9  # no reward scheme comes near: win/rank are within +-1, coins a tenth of a coin count
+
+
+def _generator(state: Any) -> np.random.Generator:
+    """A numpy Generator with the saved ``bit_generator.state`` of a PCG64 (checked field by field)."""
+    ok = (isinstance(state, dict) and set(state) == {"bit_generator", "state", "has_uint32", "uinteger"}
+          and state["bit_generator"] == "PCG64" and isinstance(state["state"], dict)
+          and set(state["state"]) == {"state", "inc"}
+          and all(is_int(v) and 0 <= v < 1 << 128 for v in state["state"].values())
+          and state["state"]["inc"] % 2 == 1
+          and state["has_uint32"] in (0, 1) and is_int(state["has_uint32"])
+          and is_int(state["uinteger"]) and 0 <= state["uinteger"] < 1 << 32)
+    if not ok:
+        raise StateError(f"env state seed_rng must be a numpy PCG64 state (bit_generator 'PCG64', state and odd "
+                         f"inc below 2**128, has_uint32 0/1, uinteger below 2**32), got {short_repr(state)}")
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state
+    return rng
 
 
 def _jsonable(x: Any) -> Any:
@@ -772,10 +883,10 @@ class NecroEnvWrapper(OrderEnforcingWrapper):
         return len(self._raw.possible_agents)
 
     def observation_space(self, agent: str) -> spaces.Dict:
-        return self._raw.observation_spaces[agent]
+        return self._raw.observation_space(agent)
 
     def action_space(self, agent: str) -> spaces.Discrete:
-        return self._raw.action_spaces[agent]
+        return self._raw.action_space(agent)
 
     # ---- the AEC calls
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -852,4 +963,4 @@ def env(players: int = 4, render_mode: str | None = None, reward: str = "win", i
 env.__doc__ = "The wrapped env.\n\n" + (__doc__ or "")
 
 __all__ = ["env", "raw_env", "NecroEnvWrapper", "ENV_ID", "ENV_NAME", "REWARD_SCHEMES", "ILLEGAL_ACTION_MODES",
-           "EnvUsageError", "GameOverError", "InvalidActionError", "make_config", "agent_names"]
+           "EnvUsageError", "GameOverError", "InvalidActionError", "UnknownAgentError", "make_config", "agent_names"]

@@ -24,7 +24,7 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from .game import Game, GameConfig, Phase, State, decode
 from .game.actions import Kind
@@ -47,8 +47,8 @@ def check_header(d: Any, fmt: str, version: int, what: str) -> None:
     if d.get("format") != fmt:
         raise StateError(f"not a {what}: format is {d.get('format')!r}, expected {fmt!r}")
     v = d.get("version")
-    if v != version or isinstance(v, bool):
-        raise StateError(f"unsupported {what} version {v!r} (this necro_env reads version {version})")
+    if type(v) is not int or v != version:  # 1.0 and True are not version 1
+        raise StateError(f"unsupported {what} version {v!r} (this necro_env reads version {version}, an int)")
 
 
 def check_keys(d: dict, required: set, allowed: set, what: str) -> None:
@@ -59,21 +59,97 @@ def check_keys(d: dict, required: set, allowed: set, what: str) -> None:
         raise StateError(f"{what} keys do not match: missing {missing}, unexpected {extra}")
 
 
-def replay_engine(game: Game, seed: int, actions: Any, what: str = "record") -> State:
-    """Apply ``actions`` to ``game.new_state(seed)``; ``StateError`` naming the first bad step."""
+MAX_JSON_DEPTH = 32
+
+
+def check_json(x: Any, what: str, max_depth: int = MAX_JSON_DEPTH) -> None:
+    """``StateError`` unless ``x`` is plain JSON data (dicts with str keys, lists, str, int, finite
+    float, bool, None) nested at most ``max_depth`` deep. Iterative: a hostile depth cannot
+    exhaust the stack here or in the code that walks ``x`` afterwards."""
+    stack = [(x, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            if depth >= max_depth:
+                raise StateError(f"{what} is nested more than {max_depth} levels deep")
+            if isinstance(v, dict):
+                if not all(isinstance(k, str) for k in v):
+                    raise StateError(f"{what} has a non-string key (JSON objects have string keys)")
+                stack.extend((c, depth + 1) for c in v.values())
+            else:
+                stack.extend((c, depth + 1) for c in v)
+        elif isinstance(v, float):
+            if v != v or v in (float("inf"), float("-inf")):
+                raise StateError(f"{what} holds a non-finite number {v!r}")
+        elif v is not None and not isinstance(v, (str, int)):
+            raise StateError(f"{what} holds a {type(v).__name__}; allowed: JSON objects, lists, strings, "
+                             f"numbers, booleans and null")
+
+
+def is_int(v: Any) -> bool:
+    """A plain int (``bool`` is not one)."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_illegal_note(note: Any, agents: list[str], what: str) -> dict | None:
+    """An illegal-action note (``None`` or ``{"agent", "action", "message"}`` with the right types)."""
+    from .game import NUM_ACTIONS
+
+    if note is None:
+        return None
+    if not isinstance(note, dict) or set(note) != {"agent", "action", "message"}:
+        raise StateError(f"{what} 'illegal' must be null or an object with keys agent, action, message; "
+                         f"got {short_repr(note)}")
+    if note["agent"] not in agents or not isinstance(note["agent"], str):
+        raise StateError(f"{what} 'illegal' agent {short_repr(note['agent'])} is not one of {agents}")
+    if not is_int(note["action"]) or not 0 <= note["action"] < NUM_ACTIONS:
+        raise StateError(f"{what} 'illegal' action must be an int in 0..{NUM_ACTIONS - 1}, "
+                         f"got {short_repr(note['action'])}")
+    if not isinstance(note["message"], str):
+        raise StateError(f"{what} 'illegal' message must be a string, got {short_repr(note['message'])}")
+    return dict(note)
+
+
+def short_repr(v: Any, width: int = 80) -> str:
+    """``repr(v)`` cut to ``width`` characters (a hostile value may be huge)."""
+    try:
+        text = repr(v) if not is_int(v) or v.bit_length() < 200 else f"an int of {v.bit_length()} bits"
+    except (RecursionError, ValueError):
+        text = f"a {type(v).__name__}"
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def check_actions(actions: Any, what: str) -> list[int]:
+    """A list of action indices (ints in ``0..NUM_ACTIONS - 1``); ``StateError`` naming the first bad step."""
+    from .game import NUM_ACTIONS
+
     if not isinstance(actions, list):
         raise StateError(f"{what} actions must be a list of ints, got {type(actions).__name__}")
-    st = game.new_state(seed)
     for k, a in enumerate(actions):
-        if not isinstance(a, int) or isinstance(a, bool):
-            raise StateError(f"{what} action list: step {k} is {a!r}, not an int")
-        if st.over:
+        if not is_int(a) or not 0 <= a < NUM_ACTIONS:
+            raise StateError(f"{what} action list: step {k} is {short_repr(a)}, not an action index "
+                             f"(an int in 0..{NUM_ACTIONS - 1})")
+    return list(actions)
+
+
+def apply_all(step: Callable[[int], Any], over: Callable[[], Any], actions: list[int], what: str) -> None:
+    """``step(a)`` for each checked action; ``StateError`` naming the first step that is illegal
+    or comes after the end of the game (``over()`` true)."""
+    for k, a in enumerate(actions):
+        if over():
             raise StateError(f"{what} action list: step {k} comes after the end of the game "
                              f"({len(actions) - k} extra actions)")
         try:
-            game.apply(st, a)
+            step(a)
         except IllegalActionError as e:
             raise StateError(f"{what} action list: step {k} is illegal: {e}") from None
+
+
+def replay_engine(game: Game, seed: int, actions: Any, what: str = "record") -> State:
+    """Apply ``actions`` to ``game.new_state(seed)``; ``StateError`` naming the first bad step."""
+    actions = check_actions(actions, what)
+    st = game.new_state(seed)
+    apply_all(lambda a: game.apply(st, a), lambda: st.over, actions, what)
     return st
 
 
@@ -81,10 +157,11 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
     """Check a record's shape; ``(config, env options, seed, actions)``; ``StateError`` if malformed."""
     check_header(record, RECORD_FORMAT, RECORD_VERSION, "game record")
     check_keys(record, _REQUIRED, _RECORD_KEYS, "game record")
+    check_json(record, "game record")
     env_id = record.get("env_id", ENV_ID)
     if env_id != ENV_ID:
         why = retired_message(env_id) if isinstance(env_id, str) else None
-        raise StateError(f"game record made by {env_id!r}, which this necro_env cannot replay: "
+        raise StateError(f"game record made by {short_repr(env_id)}, which this necro_env cannot replay: "
                          + (why or f"it replays {ENV_ID} records"))
     try:
         config = GameConfig.from_dict(record["config"])
@@ -92,7 +169,7 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
         raise StateError(f"game record config: {e}") from None
     options = record.get("options") or {}
     if not isinstance(options, dict):
-        raise StateError(f"game record options must be an object, got {options!r}")
+        raise StateError(f"game record options must be an object, got {short_repr(options)}")
     allowed = {"reward", "hide_coins", "hide_necro_reserve"}
     if set(options) - allowed:
         raise StateError(f"game record options: unknown keys {sorted(set(options) - allowed)}; "
@@ -101,15 +178,9 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
         raise StateError(f"game record options say hide_coins={options['hide_coins']!r} but its config says "
                          f"{config.hide_coins!r}")
     seed = record["seed"]
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise StateError(f"game record seed must be a non-negative int, got {seed!r}")
-    actions = record["actions"]
-    if not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
-        bad = next((k for k, a in enumerate(actions) if not isinstance(a, int) or isinstance(a, bool)), None) \
-            if isinstance(actions, list) else None
-        raise StateError("game record actions must be a list of ints"
-                         + (f" (step {bad} is {actions[bad]!r})" if bad is not None else ""))
-    return config, options, seed, actions
+    if not is_int(seed) or seed < 0:
+        raise StateError(f"game record seed must be a non-negative int, got {short_repr(seed)}")
+    return config, options, seed, check_actions(record["actions"], "game record")
 
 
 def replay(record: dict):
@@ -124,30 +195,19 @@ def replay(record: dict):
         raise StateError(f"game record options: {e}") from None
     agents = record.get("agents")
     if agents is not None and agents != env.possible_agents:
-        raise StateError(f"game record agents {agents!r} differ from {env.possible_agents}")
-    env.reset(seed=seed)
-    st = env.game_state
-    for k, a in enumerate(actions):
-        if st.over:
-            raise StateError(f"game record action list: step {k} comes after the end of the game "
-                             f"({len(actions) - k} extra actions)")
-        try:
-            env._play(env.agent_selection, a)
-        except IllegalActionError as e:
-            raise StateError(f"game record action list: step {k} is illegal: {e}") from None
-    illegal = record.get("illegal")
-    if illegal is not None:
-        if not isinstance(illegal, dict) or set(illegal) != {"agent", "action", "message"}:
-            raise StateError(f"game record 'illegal' must be null or an illegal-action note, got {illegal!r}")
-        a = illegal["action"]
-        if st.over or illegal["agent"] != env.agent_selection or not isinstance(a, int) \
-                or a in env.game.legal_actions(st):
-            raise StateError(f"game record 'illegal' note {illegal!r} does not fit the replayed game "
-                             f"(agent to act: {env.agent_selection}, over: {bool(st.over)})")
-        env.terminate_illegal(a, illegal["message"])
-    if "over" in record and record["over"] is not None and bool(record["over"]) != bool(st.over):
-        raise StateError(f"game record says over={record['over']!r} but the replay ends with over={bool(st.over)}")
+        raise StateError(f"game record agents {short_repr(agents)} differ from {env.possible_agents}")
+    over = record.get("over")
+    if over is not None and not isinstance(over, bool):
+        raise StateError(f"game record 'over' must be true, false or null, got {short_repr(over)}")
     result = record.get("result")
+    if result is not None and not isinstance(result, dict):
+        raise StateError(f"game record 'result' must be null or an object (game.result()), got {short_repr(result)}")
+    illegal = check_illegal_note(record.get("illegal"), env.possible_agents, "game record")
+    env.reset(seed=seed)
+    env.apply_recorded(actions, illegal, "game record")
+    st = env.game_state
+    if over is not None and over != bool(st.over):
+        raise StateError(f"game record says over={over} but the replay ends with over={bool(st.over)}")
     if result is not None:
         got = env.game.result(st)
         if result != got:

@@ -190,7 +190,7 @@ def test_set_state_rejects_tampering_and_leaves_env_usable() -> None:
          "tokens accounted"),
         (tampered(engine__coins=[c + 3 for c in good["engine"]["coins"]]),
          "differs from the game replayed .* in fields \\['coins'\\]"),
-        (tampered(engine__phase=99), "phase 99"),
+        (tampered(engine__phase=99), "'phase' is 99, outside 0..8"),
         (tampered(actions=good["actions"][:-1]), "differs from the game replayed"),
         (tampered(agent_selection="player_9"), "agent_selection"),
         (tampered(rewards={"player_0": 0.0}), "'rewards' must map exactly the live agents"),

@@ -56,6 +56,7 @@ from .catalog import (
 from .config import GameConfig
 from .errors import ConfigError, IllegalActionError, StateError
 from .state import ACTIVE, DECLINED, GHOSTLY, TRIBE, UNUSED, Phase, State
+from .validate import conservation_errors, validate_state
 
 DIE_FACES = (0, 0, 0, 1, 2, 3)
 COLUMN_SIZE = 6
@@ -87,6 +88,8 @@ def bits(m: int) -> tuple[int, ...]:
     """Indices of the set bits of ``m`` (a region bitset), lowest first (memoised: a hot path)."""
     t = _BITS.get(m)
     if t is None:
+        if m < 0:  # a negative int has infinitely many set bits: never loop on one
+            raise StateError(f"a region or power bitset must be >= 0, got {m}")
         out = []
         x = m
         while x:
@@ -1263,78 +1266,18 @@ class Game:
 
     # ------------------------------------------------------------------ checks
     def check_invariants(self, st: State) -> None:
-        """Raise ``StateError`` if a conservation law or piece count is broken (used by tests)."""
-        errs = []
-        on_map = [0] * NUM_OCCUPANTS
-        regions = [0] * NUM_OCCUPANTS
-        for r in range(self.num_regions):
-            x = st.occ[r]
-            if x >= 0:
-                if st.tok[r] <= 0:
-                    errs.append(f"region {r} held by {x} with {st.tok[r]} tokens")
-                on_map[x] += st.tok[r]
-                regions[x] |= 1 << r
-            elif st.tok[r]:
-                errs.append(f"empty region {r} has {st.tok[r]} tokens")
-        for x in range(NUM_OCCUPANTS):
-            if regions[x] != st.regions[x]:
-                errs.append(f"regions bitset of {x} is stale")
-            total = st.tray[x] + on_map[x] + st.hand[x] + st.well[x]
-            if x == AMAZONS:
-                total += st.amazon_held
-            if x == GHOST:
-                total += st.island + st.ghosts_removed
-            if total != box_count(x):
-                errs.append(f"occupant {x}: {total} tokens accounted, box holds {box_count(x)}")
-            if min(st.tray[x], st.hand[x], st.well[x]) < 0:
-                errs.append(f"occupant {x}: negative count")
-        if any(c < 0 for c in st.coins):
-            errs.append(f"negative coins {st.coins}")
-        if sum(st.fort) > FORTRESSES or sum(st.hole) > HOLES or sum(st.hero) > HEROES:
-            errs.append("too many fortresses, holes or heroes")
-        if sum(st.encamp) + st.encamp_pool > ENCAMPMENTS:
-            errs.append("too many encampments")
-        if sum(st.lair) > TROLL_LAIRS:
-            errs.append("too many troll lairs")
-        seen = [r for s in range(self.num_seats) for r in (st.active[s], st.decl[s], st.decl_spirit[s]) if r >= 0]
-        inuse = seen + st.col_race + st.race_deck
-        if sorted(inuse) != sorted(set(inuse)) or len(set(inuse) - {GHOST}) != NUM_RACES:
-            errs.append(f"race banners not conserved: {sorted(inuse)}")
-        if not st.over and not self.legal_actions(st):
+        """Raise ``StateError`` if a conservation law or piece count is broken, or no action is legal.
+
+        For states the engine produced (tests, sweeps): it assumes the fields are in range.
+        A state from outside goes through ``validate_state``, which checks that first."""
+        errs = conservation_errors(self, st)
+        if not errs and not st.over and not self.legal_actions(st):  # legality only on a sound state
             errs.append(f"no legal action in phase {Phase(st.phase).name}")
         if errs:
             raise StateError("; ".join(errs))
 
     def validate_state(self, st: State) -> None:
-        """Check that a loaded state fits this game (sizes, ranges, conservation)."""
-        n, nr = self.num_seats, self.num_regions
-        for f, size in (("coins", n), ("active", n), ("decl", n), ("decl_spirit", n), ("pact", n),
-                        ("occ", nr), ("tok", nr), ("lair", nr), ("fort", nr), ("hole", nr),
-                        ("hero", nr), ("encamp", nr), ("race_owner", NUM_OCCUPANTS),
-                        ("race_status", NUM_OCCUPANTS), ("race_power", NUM_OCCUPANTS),
-                        ("hand", NUM_OCCUPANTS), ("tray", NUM_OCCUPANTS), ("well", NUM_OCCUPANTS),
-                        ("regions", NUM_OCCUPANTS)):
-            if len(getattr(st, f)) != size:
-                raise StateError(f"saved state field {f!r} has length {len(getattr(st, f))}, expected {size}")
-        if not 0 <= st.phase <= _OVER:
-            raise StateError(f"saved state phase {st.phase} is not a Phase")
-        if not -1 <= st.decider < n:
-            raise StateError(f"saved state decider {st.decider} is not a seat")
-        # Ids used as indices must be in range (a StateError naming the field, never an IndexError).
-        for f, lo, hi in (("occ", -1, NUM_OCCUPANTS), ("active", -1, NUM_OCCUPANTS), ("decl", -1, NUM_RACES),
-                          ("decl_spirit", -1, NUM_RACES), ("pact", -1, n), ("race_owner", -1, n),
-                          ("race_status", UNUSED, TRIBE + 1), ("race_deck", 0, NUM_RACES),
-                          ("col_race", 0, NUM_RACES), ("power_deck", 0, NUM_POWERS),
-                          ("power_discard", 0, NUM_POWERS), ("col_power", 0, NUM_POWERS),
-                          ("necro_draw", 0, NUM_POWERS), ("necro_reserve", -1, NUM_POWERS), ("winners", 0, n)):
-            bad = [v for v in getattr(st, f) if not lo <= v < hi]
-            if bad:
-                raise StateError(f"saved state field {f!r} has values {bad} outside {lo}..{hi - 1}")
-        for f, lo, hi in (("turn_seat", 0, n), ("cur_race", -1, NUM_OCCUPANTS), ("defend_race", -1, NUM_OCCUPANTS),
-                          ("dragon", -1, nr), ("rng", 0, 1 << 64)):
-            if not lo <= getattr(st, f) < hi:
-                raise StateError(f"saved state field {f!r} is {getattr(st, f)}, outside {lo}..{hi - 1}")
-        if not len(st.col_race) == len(st.col_power) == len(st.col_coins):
-            raise StateError("saved state fields 'col_race', 'col_power', 'col_coins' differ in length")
-        st._legal = None
-        self.check_invariants(st)
+        """Check that a loaded state is a state of this game the engine can play on (``validate.py``):
+        every field's type and range first, then conservation, consistency and a legal action.
+        ``StateError`` naming what is wrong; nothing derived is computed from an unchecked field."""
+        validate_state(self, st)
