@@ -176,7 +176,7 @@ from .game.errors import ConfigError, IllegalActionError, NecroEnvError, StateEr
 from .observe import OBS_HIGH, OBS_SIZE, Observer
 from .record import (
     RECORD_FORMAT, RECORD_VERSION, apply_all, check_actions, check_header, check_illegal_note, check_json,
-    check_keys, is_int, short_repr,
+    check_keys, generator_from_state, is_int, short_repr,
 )
 
 __doc__ = __doc__.replace("{version_history}", "\n".join(f"* {v}: {text}" for v, text in versions.VERSION_HISTORY))
@@ -651,7 +651,7 @@ class raw_env(AECEnv):
         st = State.from_dict(saved["engine"])
         self.game.validate_state(st)
         book = self._checked_bookkeeping(saved, st, seed, illegal)
-        rng = _generator(saved["seed_rng"])
+        rng = generator_from_state(saved["seed_rng"], "env state seed_rng")
         if verify:
             twin = self._replayed(seed, actions, illegal, len(self.possible_agents) - len(book["agents"]))
             if twin._st != st:
@@ -764,23 +764,6 @@ _STATE_KEYS = frozenset({
     "agent_selection", "skip_agent_selection", "rewards", "cumulative_rewards", "terminations", "truncations",
     "infos", "prev_coins", "rewards_dirty"})
 _MAX_REWARD = 1e9  # no reward scheme comes near: win/rank are within +-1, coins a tenth of a coin count
-
-
-def _generator(state: Any) -> np.random.Generator:
-    """A numpy Generator with the saved ``bit_generator.state`` of a PCG64 (checked field by field)."""
-    ok = (isinstance(state, dict) and set(state) == {"bit_generator", "state", "has_uint32", "uinteger"}
-          and state["bit_generator"] == "PCG64" and isinstance(state["state"], dict)
-          and set(state["state"]) == {"state", "inc"}
-          and all(is_int(v) and 0 <= v < 1 << 128 for v in state["state"].values())
-          and state["state"]["inc"] % 2 == 1
-          and state["has_uint32"] in (0, 1) and is_int(state["has_uint32"])
-          and is_int(state["uinteger"]) and 0 <= state["uinteger"] < 1 << 32)
-    if not ok:
-        raise StateError(f"env state seed_rng must be a numpy PCG64 state (bit_generator 'PCG64', state and odd "
-                         f"inc below 2**128, has_uint32 0/1, uinteger below 2**32), got {short_repr(state)}")
-    rng = np.random.default_rng()
-    rng.bit_generator.state = state
-    return rng
 
 
 def _jsonable(x: Any) -> Any:

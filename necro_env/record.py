@@ -26,6 +26,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
 from .game import Game, GameConfig, Phase, State, decode
 from .game.actions import Kind
 from .game.board import TERRAIN_NAMES
@@ -117,6 +119,23 @@ def short_repr(v: Any, width: int = 80) -> str:
     except (RecursionError, ValueError):
         text = f"a {type(v).__name__}"
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def generator_from_state(state: Any, what: str) -> np.random.Generator:
+    """A numpy Generator with the saved ``bit_generator.state`` of a PCG64 (checked field by field)."""
+    ok = (isinstance(state, dict) and set(state) == {"bit_generator", "state", "has_uint32", "uinteger"}
+          and state["bit_generator"] == "PCG64" and isinstance(state["state"], dict)
+          and set(state["state"]) == {"state", "inc"}
+          and all(is_int(v) and 0 <= v < 1 << 128 for v in state["state"].values())
+          and state["state"]["inc"] % 2 == 1
+          and is_int(state["has_uint32"]) and state["has_uint32"] in (0, 1)
+          and is_int(state["uinteger"]) and 0 <= state["uinteger"] < 1 << 32)
+    if not ok:
+        raise StateError(f"{what} must be a numpy PCG64 state (bit_generator 'PCG64', state and odd "
+                         f"inc below 2**128, has_uint32 0/1, uinteger below 2**32), got {short_repr(state)}")
+    rng = np.random.default_rng(0)
+    rng.bit_generator.state = state
+    return rng
 
 
 def check_actions(actions: Any, what: str) -> list[int]:

@@ -39,6 +39,7 @@ generators, counters) so a training run can be checkpointed and resumed exactly.
 from __future__ import annotations
 
 import json
+import math
 import operator
 from typing import Any, Callable, Sequence
 
@@ -47,9 +48,11 @@ import numpy as np
 
 from .game import NUM_ACTIONS, Game, GameConfig, State
 from .agents.registry import make_policy
-from .env import ILLEGAL_ACTION_MODES, REWARD_SCHEMES
+from .env import ILLEGAL_ACTION_MODES, REWARD_SCHEMES, EnvUsageError, GameOverError
 from .game.catalog import GHOST_BOX
-from .game.errors import IllegalActionError, StateError
+from .game.errors import ConfigError, IllegalActionError, StateError
+from .game.validate import coin_cap
+from .record import generator_from_state, is_int, short_repr
 
 REWARDS = REWARD_SCHEMES  # the AEC env's schemes, with the same meaning
 
@@ -76,31 +79,31 @@ class SingleSeatEnv(gym.Env):
         **game_options: Any,
     ) -> None:
         if reward not in REWARDS:
-            raise ValueError(f"unknown reward scheme {reward!r}; allowed: {', '.join(REWARDS)}")
+            raise ConfigError(f"unknown reward scheme {reward!r}; allowed: {', '.join(REWARDS)}")
         if learner not in ("necromancer", "player"):
-            raise ValueError(f"learner must be 'necromancer' or 'player', got {learner!r}")
+            raise ConfigError(f"learner must be 'necromancer' or 'player', got {learner!r}")
         if illegal not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal must be one of {ILLEGAL_ACTION_MODES}, got {illegal!r}")
+            raise ConfigError(f"illegal must be one of {ILLEGAL_ACTION_MODES}, got {illegal!r}")
         for name, value in (("hide_coins", hide_coins), ("hide_necro_reserve", hide_necro_reserve)):
             if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"{name} must be a bool, got {value!r}")
+                raise ConfigError(f"{name} must be a bool, got {value!r}")
         self.config = GameConfig(players=players, hide_coins=bool(hide_coins),
                                  **{"skip_forced": True, **game_options})
         if learner == "necromancer" and not self.config.necromancer:
-            raise ValueError("learner='necromancer' needs a Necromancer game (3-6 seats, necromancer=True)")
+            raise ConfigError("learner='necromancer' needs a Necromancer game (3-6 seats, necromancer=True)")
         self.game = Game(self.config)
         self.learner = learner
         self.reward_scheme = reward
         self.illegal = illegal
         self.render_mode = render_mode
         if not (isinstance(shaping, (int, float)) and shaping >= 0):
-            raise ValueError(f"shaping must be a number >= 0, got {shaping!r}")
+            raise ConfigError(f"shaping must be a number >= 0, got {shaping!r}")
         self.shaping = float(shaping)
         self._phi = 0.0
         self.player_seats = [s for s in range(self.game.num_seats) if s != self.game.necro_seat]
         if learner_seat != "rotate" and learner == "player":
             if learner_seat not in self.player_seats:
-                raise ValueError(f"learner_seat must be one of {self.player_seats} or 'rotate', got {learner_seat!r}")
+                raise ConfigError(f"learner_seat must be one of {self.player_seats} or 'rotate', got {learner_seat!r}")
         self.learner_seat_spec = learner_seat
         self.opponent_spec = opponents
         self.necro_spec = necromancer_opponent
@@ -145,8 +148,10 @@ class SingleSeatEnv(gym.Env):
 
     def step(self, action):
         st = self.state
-        if st is None or st.over:
-            raise StateError("step() called on a finished episode; call reset()")
+        if st is None:
+            raise EnvUsageError("step() before reset(): call reset() first")
+        if st.over:
+            raise GameOverError("step() called on a finished episode; call reset()")
         try:
             a = operator.index(action)
         except TypeError:
@@ -253,25 +258,63 @@ class SingleSeatEnv(gym.Env):
         }
 
     def set_state(self, data: dict) -> None:
-        """Inverse of ``get_state`` (policies are re-assigned from this env's specs)."""
-        try:
-            gen = np.random.default_rng(0)
-            gen.bit_generator.state = data["gen"]
-            opp = np.random.default_rng(0)
-            opp.bit_generator.state = data["opp_rng"]
-            episode, episode_seed = int(data["episode"]), int(data["episode_seed"])
-            seat, last_coins, phi = int(data["seat"]), int(data["last_coins"]), float(data["phi"])
-            names = list(data["policies"])
-            state = None if data["state"] is None else State.from_dict(data["state"])
-        except (KeyError, TypeError, ValueError) as e:
-            raise StateError(f"corrupt single-seat env state: {e!r}") from None
+        """Inverse of ``get_state`` (policies are re-assigned from this env's specs).
+
+        Every field is checked (types, ranges, the engine state with ``Game.validate_state``, the
+        learner's seat and that it is the one deciding) before anything of this env changes;
+        ``StateError`` names the first problem. There is no replay check here (the opponents'
+        moves are not recorded): a consistent edited game is accepted."""
+        keys = {"state", "gen", "opp_rng", "episode", "episode_seed", "seat", "last_coins", "phi", "policies"}
+        if not isinstance(data, dict) or set(data) != keys:
+            raise StateError(f"a single-seat env state must be an object with keys {sorted(keys)}, got "
+                             + (f"keys {sorted(map(str, data))}" if isinstance(data, dict) else short_repr(data)))
+        gen = generator_from_state(data["gen"], "single-seat env state gen")
+        opp = generator_from_state(data["opp_rng"], "single-seat env state opp_rng")
+        episode, episode_seed, seat = data["episode"], data["episode_seed"], data["seat"]
+        if not is_int(episode) or episode < 0:
+            raise StateError(f"single-seat env state episode must be an int >= 0, got {short_repr(episode)}")
+        if not is_int(episode_seed) or not 0 <= episode_seed < 2**63 - 1:
+            raise StateError(f"single-seat env state episode_seed must be an int in 0..2**63-2, "
+                             f"got {short_repr(episode_seed)}")
+        allowed = self._seats_for(episode)
+        if not is_int(seat) or seat not in allowed:
+            raise StateError(f"single-seat env state seat {short_repr(seat)} is not the learner's seat "
+                             f"(allowed: {allowed})")
+        state = None if data["state"] is None else State.from_dict(data["state"])
         if state is not None:
             self.game.validate_state(state)
+            if not state.over and state.decider != seat:
+                raise StateError(f"single-seat env state: seat {state.decider} decides, not the learner's seat {seat}")
+        elif episode:
+            raise StateError("single-seat env state has no game although episodes were played")
+        last_coins, phi = data["last_coins"], data["phi"]
+        cap = coin_cap(self.game, self.game.game_turns)
+        if not is_int(last_coins) or not 0 <= last_coins <= cap:
+            raise StateError(f"single-seat env state last_coins must be an int in 0..{cap}, got {short_repr(last_coins)}")
+        if not isinstance(phi, (int, float)) or isinstance(phi, bool) or not math.isfinite(phi) or abs(phi) > 1e6:
+            raise StateError(f"single-seat env state phi must be a finite number, got {short_repr(phi)}")
+        names = data["policies"]
+        if not isinstance(names, list) or len(names) != (self.game.num_seats if state is not None else len(names)) \
+                or not all(n is None or isinstance(n, str) for n in names) \
+                or (state is not None and [i for i, n in enumerate(names) if n is None] != [seat]):
+            raise StateError(f"single-seat env state policies must name the policy of every seat but the "
+                             f"learner's ({seat}), got {short_repr(names)}")
+        policies = self._restore_policies(names) if state is not None else []
         # Everything checked: only now change this env.
         self._gen, self._opp_rng, self.state = gen, opp, state
         self._episode, self._episode_seed = episode, episode_seed
-        self.seat, self._last_coins, self._phi = seat, last_coins, phi
-        self._policies = self._restore_policies(names)
+        self.seat, self._last_coins, self._phi = seat, last_coins, float(phi)
+        self._policies = policies
+
+    def _seats_for(self, episode: int) -> list[int]:
+        """The seats the learner may hold after ``episode`` resets."""
+        if self.learner == "necromancer":
+            return [self.game.necro_seat]
+        if self.learner_seat_spec != "rotate":
+            return [int(self.learner_seat_spec)]
+        if episode == 0:
+            return [self.player_seats[0]]
+        return [self.player_seats[(episode - 1) % len(self.player_seats)]]
 
     def _restore_policies(self, names: Sequence[str | None]) -> list[Any]:
         if self.opponent_sampler is None:
@@ -282,6 +325,7 @@ class SingleSeatEnv(gym.Env):
         restore = getattr(self.opponent_sampler, "restore", None)
         if restore is None:
             raise StateError("this opponent sampler cannot restore policies by name")
+        # restore(name) raises StateError for a name it does not know (never loads an arbitrary path).
         return [None if n is None else (self._necro_policy if s == self.game.necro_seat else restore(n))
                 for s, n in enumerate(names)]
 

@@ -7,11 +7,14 @@ with the recommended reading as the default.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, fields, asdict
 from typing import Any
 
+import numpy as np
+
 from .catalog import POWERS, RACES, race_id, power_id
-from .errors import ConfigError
+from .errors import ConfigError, UnknownOptionError
 
 VICTORY_CHECKS = ("end_of_turn", "anytime")
 FINAL_DIE_READINGS = ("when_short", "any")
@@ -74,6 +77,11 @@ class GameConfig:
     hide_coins: bool = False
 
     def __post_init__(self) -> None:
+        for f in fields(self):  # numpy scalars (np.int64(4), np.True_) mean their Python values
+            v = getattr(self, f.name)
+            if isinstance(v, (np.integer, np.bool_)):
+                object.__setattr__(self, f.name, v.item())
+
         def need(cond: bool, msg: str) -> None:
             if not cond:
                 raise ConfigError(msg)
@@ -161,16 +169,30 @@ class GameConfig:
     def from_dict(cls, d: dict) -> "GameConfig":
         if not isinstance(d, dict):
             raise ConfigError(f"a config must be a dict, got {type(d).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ConfigError(f"unknown config keys {sorted(unknown)}; allowed: {sorted(known)}")
-        d = dict(d)
-        if "forced_combos" in d:
-            d["forced_combos"] = tuple(tuple(c) for c in d["forced_combos"])
-        if d.get("necromancer_powers") is not None:
-            d["necromancer_powers"] = tuple(d["necromancer_powers"])
-        return cls(**d)
+        check_option_names(d, "config keys")
+        return cls(**d)  # __post_init__ turns the lists of JSON into tuples
 
 
-__all__ = ["GameConfig", "VICTORY_CHECKS", "FINAL_DIE_READINGS", "RACES", "POWERS"]
+_FIELD_NAMES = frozenset(f.name for f in fields(GameConfig))
+_dataclass_init = GameConfig.__init__
+
+
+def check_option_names(options: Any, what: str = "GameConfig options") -> None:
+    """``UnknownOptionError`` (a ``ConfigError`` and a ``TypeError``) naming unknown keys and the allowed ones."""
+    unknown = sorted(map(str, set(options) - _FIELD_NAMES))
+    if unknown:
+        raise UnknownOptionError(f"unknown {what} {unknown}; allowed: {sorted(_FIELD_NAMES)}")
+
+
+def _init(self, *args: Any, **kwargs: Any) -> None:
+    if len(args) > len(_FIELD_NAMES):
+        raise UnknownOptionError(f"GameConfig takes at most {len(_FIELD_NAMES)} positional values, got {len(args)}")
+    check_option_names(kwargs)
+    _dataclass_init(self, *args, **kwargs)
+
+
+_init.__doc__ = _dataclass_init.__doc__
+_init.__signature__ = inspect.signature(_dataclass_init)
+GameConfig.__init__ = _init  # unknown names raise a typed error (the dataclass's own is a bare TypeError)
+
+__all__ = ["GameConfig", "check_option_names", "VICTORY_CHECKS", "FINAL_DIE_READINGS", "RACES", "POWERS"]

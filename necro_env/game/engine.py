@@ -112,7 +112,9 @@ class Game:
         if config is None:
             config = GameConfig(**options)
         elif options:
-            raise TypeError("pass either a GameConfig or keyword options, not both")
+            raise ConfigError("pass either a GameConfig or keyword options, not both")
+        elif not isinstance(config, GameConfig):
+            raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
         self.config = config
         self.board: Board = load_board(config.board_key)
         b = self.board

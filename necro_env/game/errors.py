@@ -9,6 +9,10 @@ class ConfigError(NecroEnvError, ValueError):
     """A GameConfig or CLI value is out of range."""
 
 
+class UnknownOptionError(ConfigError, TypeError):
+    """An option name that does not exist (a TypeError too, like an unexpected keyword argument)."""
+
+
 class BoardDataError(NecroEnvError, ValueError):
     """The shipped board data failed validation."""
 
