@@ -5,8 +5,11 @@ one-line module docstring (the help text). Modules are imported when the parser 
 built, so importing them must stay cheap (no torch at import time); a module that
 does not exist yet is simply not listed.
 
-Exit codes: 0 success, 1 a runtime error (bad record file, I/O), 2 bad arguments
-(argparse's own errors and every :class:`ConfigError`), 130 interrupted.
+Exit codes: 0 success, 1 a runtime error (bad record file, a record the replay rejects, I/O),
+2 bad arguments (argparse's own errors and every :class:`ConfigError`, e.g. a policy file that
+cannot or may not be loaded), 130 interrupted. Every error of the package (``NecroEnvError``)
+and every I/O error is reported as one line ``necro-env COMMAND: error: ...`` on stderr, never
+as a traceback.
 """
 from __future__ import annotations
 
@@ -62,6 +65,13 @@ def add_game_arguments(parser: argparse.ArgumentParser, players: int | None = 4)
                        help="play the base game (the default for 2 seats)")
     parser.add_argument("--handicap", type=int, default=0,
                         help="Ghosts removed from the Necromancer's reserve before play, 0-2 (default 0)")
+
+
+def add_trust_argument(parser: argparse.ArgumentParser) -> None:
+    """--trust-pickle: allow policy files that can run code when loaded (read back as ``args.trust_pickle``)."""
+    parser.add_argument("--trust-pickle", action="store_true",
+                        help="allow policy files that can run code when loaded (stable-baselines3 .zip files are "
+                             "pickles): only for files you made or trust like a program")
 
 
 def resolve_necromancer(players: int, necromancer: bool | None) -> bool:
@@ -136,18 +146,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except ConfigError as e:
-        sub.print_usage(sys.stderr)
-        print(f"{sub.prog}: error: {e}", file=sys.stderr)
+        print(f"{sub.prog}: error: {_one_line(e)}", file=sys.stderr)
         return 2
-    except NecroEnvError as e:
-        print(f"{sub.prog}: error: {e}", file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"{sub.prog}: error: {e}", file=sys.stderr)
+    except (NecroEnvError, OSError) as e:
+        print(f"{sub.prog}: error: {_one_line(e)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"{sub.prog}: interrupted", file=sys.stderr)
         return 130
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
 
 
 if __name__ == "__main__":

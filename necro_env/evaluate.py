@@ -128,13 +128,14 @@ def _record(game, st, start_power: int, bought_by_round: list[list[int]]) -> dic
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(config: dict, specs: dict[str, tuple[Any, str]], keep_actions: bool = False) -> None:
+def _init_worker(config: dict, specs: dict[str, tuple[Any, str]], keep_actions: bool = False,
+                 trusted: bool = False) -> None:
     """Build the game and every labelled policy once per process."""
     from .agents.registry import make_policy
     from .game import Game, GameConfig
 
     _WORKER["game"] = Game(GameConfig.from_dict(config))
-    _WORKER["policies"] = {label: make_policy(spec, role) for label, (spec, role) in specs.items()}
+    _WORKER["policies"] = {label: make_policy(spec, role, trusted=trusted) for label, (spec, role) in specs.items()}
     _WORKER["keep_actions"] = keep_actions
 
 
@@ -153,7 +154,8 @@ def _play_task(task: tuple[int, int, tuple[str, ...]]) -> dict[str, Any]:
 
 def run_games(config: dict, specs: dict[str, tuple[Any, str]], tasks: list[tuple[int, int, tuple[str, ...]]],
               workers: int = 1, progress: bool = False, desc: str = "games",
-              start_method: str | None = None, keep_actions: bool = False) -> list[dict[str, Any]]:
+              start_method: str | None = None, keep_actions: bool = False,
+              trusted: bool = False) -> list[dict[str, Any]]:
     """Play ``tasks`` (index, seed, seat labels) and return their records in task order.
 
     ``specs`` maps each label to ``(policy spec, role)``; policies are built in every worker.
@@ -161,7 +163,8 @@ def run_games(config: dict, specs: dict[str, tuple[Any, str]], tasks: list[tuple
     it and torch is not loaded in this process (fast, and scripts need no ``__main__`` guard),
     otherwise ``spawn`` (safe with torch's threads; the calling script must then guard its entry
     point with ``if __name__ == "__main__":``). ``keep_actions``: records also hold ``actions``,
-    ``result`` and ``engine_seed`` (what a saved game needs).
+    ``result`` and ``engine_seed`` (what a saved game needs). ``trusted``: allow pickle-based
+    policy files (``necro_env.agents.registry``, "Trust").
     """
     bar = None
     if progress:
@@ -171,7 +174,7 @@ def run_games(config: dict, specs: dict[str, tuple[Any, str]], tasks: list[tuple
     out: list[dict[str, Any]] = []
     try:
         if workers <= 1 or len(tasks) <= 1:
-            _init_worker(config, specs, keep_actions)
+            _init_worker(config, specs, keep_actions, trusted)
             try:
                 for t in tasks:
                     out.append(_play_task(t))
@@ -187,7 +190,7 @@ def run_games(config: dict, specs: dict[str, tuple[Any, str]], tasks: list[tuple
                 start_method = "fork" if forkable else "spawn"
             ctx = mp.get_context(start_method)
             chunk = max(1, min(16, len(tasks) // (workers * 8)))
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(config, specs, keep_actions)) as pool:
+            with ctx.Pool(workers, initializer=_init_worker, initargs=(config, specs, keep_actions, trusted)) as pool:
                 for rec in pool.imap(_play_task, tasks, chunksize=chunk):
                     out.append(rec)
                     if bar is not None:
@@ -209,7 +212,8 @@ def spec_name(spec: Any) -> str:
 def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: Any = "greedy", games: int = 200,
              seed: int = 0, workers: int = 1, necromancer: bool = True, progress: bool = False,
              opponents_spec: Any = None, handicap: int = 0, config: dict | None = None,
-             start_method: str | None = None, save_games: str | None = None) -> dict[str, Any]:
+             start_method: str | None = None, save_games: str | None = None,
+             trusted: bool = False) -> dict[str, Any]:
     """Play ``games`` seeded games and return the evaluation summary (the JSON of ``necro-env evaluate``).
 
     ``players`` counts every seat (the Necromancer included). Specs are policy names
@@ -217,8 +221,9 @@ def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: An
     or policy objects. ``opponents_spec``: see the module docstring (scenario default: none,
     every player seat plays ``players_spec``; base-game default: ``random``). ``config``:
     extra ``GameConfig`` options. ``save_games``: a folder that receives game ``i``'s record as
-    ``game_<i>.json``; the summary then lists them under ``saved_games``. Raises ``ConfigError``
-    on bad arguments.
+    ``game_<i>.json``; the summary then lists them under ``saved_games``. ``trusted``: allow
+    policy files that can run code when loaded (SB3 ``.zip``; the CLI's ``--trust-pickle``).
+    Raises ``ConfigError`` on bad arguments.
     """
     from .agents.registry import check_policy
     from .game import GameConfig
@@ -244,7 +249,7 @@ def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: An
     if necromancer:
         specs["necromancer"] = (necromancer_spec, "necromancer")
     for label, (spec, role) in specs.items():  # fail early, in this process, without loading anything
-        check_policy(spec, role)
+        check_policy(spec, role, trusted=trusted)
 
     tasks = []
     for i in range(games):
@@ -259,7 +264,8 @@ def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: An
 
     t0 = time.perf_counter()
     records = run_games(cfg.to_dict(), specs, tasks, workers=workers, progress=progress,
-                        desc=f"evaluate {n} seats", start_method=start_method, keep_actions=save_games is not None)
+                        desc=f"evaluate {n} seats", start_method=start_method, keep_actions=save_games is not None,
+                        trusted=trusted)
     seconds = time.perf_counter() - t0
     summary = summarize(records, cfg, specs)
     if save_games is not None:
@@ -468,7 +474,7 @@ def write_plots(summary: dict[str, Any], directory: str) -> list[str]:
 
 # ---------------------------------------------------------------------------------- command line
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .cli import nonneg_int, positive_int
+    from .cli import add_trust_argument, nonneg_int, positive_int
     from .saved_games import add_save_games_argument
 
     parser.add_argument("--players", type=int, default=4,
@@ -492,13 +498,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="OUT", default=None,
                         help="write an HTML report to OUT (tables, charts; with --save-games, a viewer per game)")
     add_save_games_argument(parser)
+    add_trust_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     necromancer = not args.no_necromancer and args.players != 2
     summary = evaluate(args.players, args.necromancer, args.players_policy, args.games, args.seed,
                        workers=args.workers, necromancer=necromancer, progress=not args.quiet,
-                       opponents_spec=args.opponents, handicap=args.handicap, save_games=args.save_games)
+                       opponents_spec=args.opponents, handicap=args.handicap, save_games=args.save_games,
+                       trusted=args.trust_pickle)
     print(format_table(summary))
     if args.plots:
         for p in write_plots(summary, args.plots):

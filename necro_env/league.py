@@ -124,8 +124,8 @@ def load_config(path: str) -> LeagueConfig:
     with open(path, encoding="utf-8") as f:
         try:
             data = yaml.safe_load(f)
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{path}: not valid YAML: {e}") from None
+        except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as e:
+            raise ConfigError(f"{path}: not valid YAML ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
     return LeagueConfig.from_dict(data)
 
 
@@ -181,8 +181,11 @@ def rate(records: list[dict[str, Any]], names: list[str], necro_seat: int) -> di
     return ratings
 
 
-def run_league(cfg: LeagueConfig, progress: bool = False) -> dict[str, Any]:
-    """Play the league and return its summary (the JSON of ``necro-env league``)."""
+def run_league(cfg: LeagueConfig, progress: bool = False, trusted: bool = False) -> dict[str, Any]:
+    """Play the league and return its summary (the JSON of ``necro-env league``).
+
+    trusted: allow policy files that can run code when loaded (SB3 ``.zip``); it is the caller's
+    decision (``--trust-pickle``), never the config file's."""
     from .agents.registry import check_policy
     from .evaluate import run_games
     from .game import GameConfig
@@ -190,11 +193,11 @@ def run_league(cfg: LeagueConfig, progress: bool = False) -> dict[str, Any]:
     game_cfg = GameConfig(players=cfg.players, necromancer=cfg.necromancer, handicap=cfg.handicap, **cfg.extra)
     specs = {e.name: (e.spec, e.role) for e in cfg.policies}
     for e in cfg.policies:
-        check_policy(e.spec, e.role)  # fail early on a bad spec, without loading it
+        check_policy(e.spec, e.role, trusted=trusted)  # fail early on a bad spec, without loading it
     tasks = schedule(cfg, game_cfg)
     t0 = time.perf_counter()
     records = run_games(game_cfg.to_dict(), specs, tasks, workers=cfg.workers, progress=progress,
-                        desc=f"league {cfg.players} seats")
+                        desc=f"league {cfg.players} seats", trusted=trusted)
     seconds = time.perf_counter() - t0
     necro_seat = game_cfg.players - 1 if game_cfg.necromancer else -1
     ratings = rate(records, [e.name for e in cfg.policies], necro_seat)
@@ -269,7 +272,7 @@ def write_plot(summary: dict[str, Any], directory: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .cli import nonneg_int, positive_int
+    from .cli import add_trust_argument, nonneg_int, positive_int
 
     parser.add_argument("config", metavar="CONFIG.yaml", help="league config (see configs/league_example.yaml)")
     parser.add_argument("--games", type=positive_int, default=None, help="override the config's games")
@@ -278,6 +281,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object on the last line")
     parser.add_argument("--plots", metavar="DIR", default=None, help="write league_ratings.png to DIR")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_trust_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -287,7 +291,7 @@ def run(args: argparse.Namespace) -> int:
     over = {k: getattr(args, k) for k in ("games", "seed", "workers") if getattr(args, k) is not None}
     if over:
         cfg = dataclasses.replace(cfg, **over)
-    summary = run_league(cfg, progress=not args.quiet)
+    summary = run_league(cfg, progress=not args.quiet, trusted=args.trust_pickle)
     print(format_table(summary))
     plots = args.plots or cfg.plots
     if plots:

@@ -95,6 +95,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--opponents", default="greedy", help="policy of the other player seats (name or PATH)")
     p.add_argument("--necromancer-policy", default="heuristic", help="policy of the Necromancer (name or PATH)")
     p.add_argument("--seed", type=int, default=0)
+    from .cli import add_trust_argument
+
+    add_trust_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,9 +120,9 @@ def run(args: argparse.Namespace) -> int:
             if s == args.seat:
                 continue
             if s == game.necro_seat:
-                policies[s] = make_policy(args.necromancer_policy, "necromancer")
+                policies[s] = make_policy(args.necromancer_policy, "necromancer", trusted=args.trust_pickle)
             else:
-                policies[s] = make_policy(args.opponents, "player")
+                policies[s] = make_policy(args.opponents, "player", trusted=args.trust_pickle)
     except (ValueError, FileNotFoundError) as e:
         print(f"necro-env play: error: {e}", file=sys.stderr)
         return 2

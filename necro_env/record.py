@@ -296,17 +296,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write a self-contained HTML viewer of the game to OUT instead of the text replay")
 
 
-def load_record(path: str) -> dict:
-    """Read a record file (``-`` = stdin); ``StateError`` if it is not JSON."""
-    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+def load_record(path: str) -> Any:
+    """Read a record file (``-`` = stdin); ``StateError`` if it is not JSON (bad syntax, bad UTF-8,
+    an int of more than 4,300 digits, nesting deeper than Python's stack)."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise StateError(f"{path}: not a JSON game record ({e})") from None
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise StateError(f"{path}: not a JSON game record ({type(e).__name__}: {str(e)[:200]})") from None
 
 
 def run(args: argparse.Namespace) -> int:
     record = load_record(args.file)
+    replay(record)  # every check (result, over, agents, the illegal note): a record it rejects exits 1
     config, _options, seed, _actions = parse_record(record)
     from .env import agent_names
 

@@ -22,6 +22,9 @@ An illegal learner action (only possible without masking, e.g. SB3's ``check_env
 ends the episode with reward -1 (``illegal="terminate"``, the PettingZoo classic
 convention) or raises ``IllegalActionError`` (``illegal="raise"``).
 
+Opponents given as SB3 ``.zip`` paths load only with ``trusted=True`` (such a file is a pickle
+and can run code; see ``necro_env.agents.registry``).
+
 Player learners rotate over the player seats from episode to episode
 (``learner_seat="rotate"``) so no seat position biases what is learned.
 
@@ -76,6 +79,7 @@ class SingleSeatEnv(gym.Env):
         shaping: float = 0.0,
         hide_coins: bool = False,
         hide_necro_reserve: bool = True,
+        trusted: bool = False,
         **game_options: Any,
     ) -> None:
         if reward not in REWARDS:
@@ -108,8 +112,8 @@ class SingleSeatEnv(gym.Env):
         self.opponent_spec = opponents
         self.necro_spec = necromancer_opponent
         self.opponent_sampler = opponent_sampler
-        self._player_policy = make_policy(opponents, "player")
-        self._necro_policy = (make_policy(necromancer_opponent, "necromancer")
+        self._player_policy = make_policy(opponents, "player", trusted=trusted)
+        self._necro_policy = (make_policy(necromancer_opponent, "necromancer", trusted=trusted)
                               if self.config.necromancer and learner == "player" else None)
         from .observe import OBS_SIZE, Observer
         self.observer = Observer(self.game, hide_coins=bool(hide_coins), hide_necro_reserve=bool(hide_necro_reserve))

@@ -10,6 +10,7 @@ from necro_env.agents import (
     register_policy,
 )
 from necro_env.agents import registry as registry_mod
+from necro_env.agents.registry import UntrustedPolicyError
 from necro_env.agents.greedy import tables, threat_of, attacker_mask, seat_regions
 from necro_env.agents.necromancer import POWER_RANK, power_rank
 from necro_env.evaluate import game_seeds, play_game
@@ -147,9 +148,17 @@ def test_register_policy_and_loader(tmp_path, monkeypatch):
     f = tmp_path / "bot.txt"
     f.write_text("x")
     seen = []
-    register_loader("txt", lambda path, role: seen.append((path, role)) or RandomAgent())
+    register_loader("txt", lambda path, role: seen.append((path, role)) or RandomAgent(), pickle=False)
     assert isinstance(make_policy(str(f), "necromancer"), RandomAgent)
     assert seen == [(str(f), "necromancer")]
+    # A loader that does not say it reads data only is treated as one that unpickles: trust needed.
+    pk = tmp_path / "bot.pk"
+    pk.write_text("x")
+    register_loader("pk", lambda path, role: seen.append((path, role)) or RandomAgent())
+    with pytest.raises(UntrustedPolicyError, match="--trust-pickle"):
+        make_policy(str(pk), "player")
+    assert len(seen) == 1  # refused before the loader ran
+    assert isinstance(make_policy(str(pk), "player", trusted=True), RandomAgent) and len(seen) == 2
     other = tmp_path / "bot.xyz"
     other.write_text("x")
     with pytest.raises(ConfigError, match="no loader for .xyz"):

@@ -5,6 +5,7 @@ Every key of a config file, with its meaning and default, is a field below.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,8 +15,8 @@ import yaml
 from necro_env.game import ConfigError, GameConfig
 
 
-class TrainConfigError(ValueError):
-    """A training config has an unknown key or a value out of range."""
+class TrainConfigError(ConfigError):
+    """A training config has an unknown key or a value out of range (a ``ConfigError``, so a ``ValueError``)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,14 @@ class TrainConfig:
             if not cond:
                 raise TrainConfigError(msg)
 
+        for k in ("shaping", "learning_rate", "gamma", "gae_lambda", "ent_coef", "clip_range"):
+            v = getattr(self, k)
+            need(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
+                 f"{k} must be a finite number, got {v!r}")
+        for k in ("opponents", "necromancer_opponent", "eval_opponents", "out_dir"):
+            need(isinstance(getattr(self, k), str), f"{k} must be a string, got {getattr(self, k)!r}")
+        need(isinstance(self.necromancer, bool), f"necromancer must be true or false, got {self.necromancer!r}")
+
         need(isinstance(self.name, str) and self.name.replace("_", "").replace("-", "").isalnum(),
              f"name must be letters, digits, '-' or '_', got {self.name!r}")
         need(self.learner in ("necromancer", "player"), f"learner must be 'necromancer' or 'player', got {self.learner!r}")
@@ -106,7 +115,8 @@ class TrainConfig:
         for k in ("checkpoint_every", "eval_every", "seed"):
             v = getattr(self, k)
             need(isinstance(v, int) and not isinstance(v, bool) and v >= 0, f"{k} must be an int >= 0, got {v!r}")
-        need(all(isinstance(h, int) and h >= 1 for h in self.net_arch) and len(self.net_arch) >= 1,
+        need(all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in self.net_arch)
+             and len(self.net_arch) >= 1,
              f"net_arch must be a list of positive ints, got {self.net_arch!r}")
         need(0 < self.learning_rate < 1, f"learning_rate must be in (0, 1), got {self.learning_rate}")
         need(0 < self.gamma <= 1 and 0 < self.gae_lambda <= 1, "gamma and gae_lambda must be in (0, 1]")
@@ -120,8 +130,10 @@ class TrainConfig:
             raise TrainConfigError(f"game_options: {e}") from None
         if self.selfplay is not None:
             sp = self.selfplay
-            need(sp.snapshot_every >= 1 and sp.pool_size >= 1 and 0 <= sp.p_snapshot <= 1,
-                 "selfplay: snapshot_every >= 1, pool_size >= 1, p_snapshot in [0, 1]")
+            ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (sp.snapshot_every, sp.pool_size))
+            need(ints and isinstance(sp.p_snapshot, (int, float)) and not isinstance(sp.p_snapshot, bool)
+                 and sp.snapshot_every >= 1 and sp.pool_size >= 1 and 0 <= sp.p_snapshot <= 1,
+                 "selfplay: snapshot_every >= 1, pool_size >= 1 (ints), p_snapshot in [0, 1]")
 
     @property
     def run_name(self) -> str:
@@ -148,12 +160,14 @@ def config_from_dict(data: dict, where: str = "config") -> TrainConfig:
     if data.get("selfplay") is not None:
         data["selfplay"] = SelfPlayConfig(**_build(SelfPlayConfig, data["selfplay"], f"{where}: selfplay"))
     if "net_arch" in data:
+        if not isinstance(data["net_arch"], (list, tuple)):
+            raise TrainConfigError(f"{where}: net_arch must be a list of positive ints, got {data['net_arch']!r}")
         data["net_arch"] = tuple(data["net_arch"])
     if "name" not in data:
         raise TrainConfigError(f"{where}: the key 'name' is required")
     try:
         return TrainConfig(**data)
-    except TypeError as e:
+    except (TrainConfigError, TypeError) as e:
         raise TrainConfigError(f"{where}: {e}") from None
 
 
@@ -162,6 +176,11 @@ def load_config(path: str | Path) -> TrainConfig:
     path = Path(path)
     if not path.is_file():
         raise TrainConfigError(f"config file {path} does not exist")
-    with path.open() as f:
-        data = yaml.safe_load(f)
-    return config_from_dict(data or {}, where=str(path))
+    try:
+        with path.open(encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as e:
+        raise TrainConfigError(f"{path}: not a valid YAML config ({type(e).__name__}: {str(e).splitlines()[0]})") from None
+    except OSError as e:
+        raise TrainConfigError(f"{path}: cannot read the config ({e})") from None
+    return config_from_dict({} if data is None else data, where=str(path))

@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     for label, spec in (("trained", str(model)), ("random", "random"), ("heuristic", "heuristic")):
         results[label] = evaluate(players=cfg.players, necromancer_spec=spec, players_spec=cfg.opponents,
                                   games=args.games, seed=args.seed, workers=args.workers,
-                                  config=dict(cfg.game_options) or None)
+                                  config=dict(cfg.game_options) or None,
+                                  trusted=label == "trained")  # the model this demo just trained (SB3 pickle)
     eval_s = time.time() - t1
     title = f"{cfg.players} seats, {cfg.opponents} players, {args.games} games"
     out = Path(cfg.out_dir) / "demo"

@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="allow references or opponents given as SB3 .zip files (pickles: they can run code)")
     args = p.parse_args(argv)
     run_dir = Path(args.run_dir)
     from training.config import load_config
@@ -48,12 +50,13 @@ def main(argv: list[str] | None = None) -> int:
         if cfg.learner == "necromancer":
             refs[spec] = evaluate(cfg.players, necromancer_spec=spec, players_spec=cfg.eval_opponents or cfg.opponents,
                                   games=args.games, seed=args.seed, workers=args.workers,
-                                  config=dict(cfg.game_options) or None)["necromancer"]
+                                  config=dict(cfg.game_options) or None, trusted=args.trust_pickle)["necromancer"]
         else:
             refs[spec] = next(g for g in evaluate(cfg.players, necromancer_spec=cfg.necromancer_opponent,
                                                   players_spec=spec, opponents_spec=cfg.eval_opponents or cfg.opponents,
                                                   necromancer=cfg.necromancer, games=args.games, seed=args.seed,
-                                                  workers=args.workers, config=dict(cfg.game_options) or None)["policies"]
+                                                  workers=args.workers, config=dict(cfg.game_options) or None,
+                                                  trusted=args.trust_pickle)["policies"]
                               if g["group"] == "test")
     print(f"{cfg.name}: the {cfg.learner} against '{cfg.eval_opponents or cfg.opponents}' players, "
           f"{int(rows[-1]['games']) if rows else 0} games per evaluation")

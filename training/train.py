@@ -16,14 +16,15 @@ Run directory ``<out_dir>/<name>__s<seed>/``:
 Checkpoints are taken at rollout boundaries and hold the model (weights, optimizer,
 step counter), every random generator (torch, numpy, random, each env's own) and
 each env's game in progress, so ``--resume`` continues exactly where the run was
-stopped: a resumed run reaches the same weights as an uninterrupted one.
+stopped: a resumed run reaches the same weights as an uninterrupted one. They are
+written atomically with checksums, and ``--resume`` falls back to the newest intact
+one (``training/checkpoint.py``; trusted files only: the model is SB3's pickle format).
+Opponents given as SB3 ``.zip`` paths need ``--trust-pickle``.
 """
 from __future__ import annotations
 
 import argparse
 import csv
-import json
-import os
 import random
 import shutil
 import sys
@@ -41,13 +42,16 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+from necro_env.game.errors import NecroEnvError
+from necro_env.observe import OBS_SIZE
 from necro_env.wrappers import SingleSeatEnv
+from training.checkpoint import resume_latest, save_checkpoint
 from training.config import TrainConfig, TrainConfigError, load_config
 from training.policies import SnapshotSampler, evaluate_policy_vs
 
 
-def make_env_fn(cfg: TrainConfig, run_dir: Path):
-    """A picklable env factory for DummyVecEnv/SubprocVecEnv."""
+def make_env_fn(cfg: TrainConfig, run_dir: Path, trusted: bool = False):
+    """A picklable env factory for DummyVecEnv/SubprocVecEnv (``trusted``: opponents may be SB3 .zip files)."""
 
     def _init():
         if cfg.vec_env == "subproc":
@@ -55,11 +59,12 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path):
         sampler = None
         if cfg.selfplay is not None:
             sampler = SnapshotSampler(run_dir / "snapshots", cfg.opponents, cfg.selfplay.p_snapshot,
-                                      cfg.selfplay.pool_size)
+                                      cfg.selfplay.pool_size, trusted=trusted)
         return Monitor(SingleSeatEnv(
             players=cfg.players, learner=cfg.learner, opponents=cfg.opponents,
             necromancer_opponent=cfg.necromancer_opponent, reward=cfg.reward,
-            opponent_sampler=sampler, shaping=cfg.shaping, necromancer=cfg.necromancer, **cfg.game_options,
+            opponent_sampler=sampler, shaping=cfg.shaping, necromancer=cfg.necromancer, trusted=trusted,
+            **cfg.game_options,
         ))  # Monitor logs episode returns/lengths (rollout/ep_rew_mean in TensorBoard)
 
     return _init
@@ -95,9 +100,10 @@ class Checkpointer(BaseCallback):
 class Evaluator(BaseCallback):
     """Every ``every`` steps: win rate of the deterministic policy vs the baselines, logged with its interval."""
 
-    def __init__(self, cfg: TrainConfig, run_dir: Path):
+    def __init__(self, cfg: TrainConfig, run_dir: Path, trusted: bool = False):
         super().__init__()
         self.cfg = cfg
+        self.trusted = trusted
         self.csv = run_dir / "eval.csv"
         self.last = 0
 
@@ -115,7 +121,8 @@ class Evaluator(BaseCallback):
     def run_eval(self) -> dict:
         # Evaluation must not disturb the training's random streams.
         saved = (torch.get_rng_state(), np.random.get_state(), random.getstate())
-        res = evaluate_policy_vs(self.model, self.cfg, self.cfg.eval_games, seed=10_000 + self.cfg.seed)
+        res = evaluate_policy_vs(self.model, self.cfg, self.cfg.eval_games, seed=10_000 + self.cfg.seed,
+                                 trusted=self.trusted)
         torch.set_rng_state(saved[0])
         np.random.set_state(saved[1])
         random.setstate(saved[2])
@@ -155,49 +162,6 @@ class Snapshotter(BaseCallback):
         return True
 
 
-def save_checkpoint(model: MaskablePPO, ckpt_dir: Path) -> Path:
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
-    steps = model.num_timesteps
-    base = ckpt_dir / f"ckpt_{steps:010d}"
-    model.save(str(base) + ".zip")
-    extra = {
-        "num_timesteps": steps,
-        "last_obs": np.asarray(model._last_obs).tolist(),
-        "last_episode_starts": np.asarray(model._last_episode_starts).astype(int).tolist(),
-        "env_states": model.get_env().env_method("get_state"),
-        "torch_rng": torch.get_rng_state().tolist(),
-        "numpy_rng": [np.random.get_state()[0], np.random.get_state()[1].tolist(),
-                      *[int(x) if not isinstance(x, float) else x for x in np.random.get_state()[2:]]],
-        "python_rng": [random.getstate()[0], list(random.getstate()[1]), random.getstate()[2]],
-    }
-    tmp = Path(str(base) + ".json.tmp")
-    tmp.write_text(json.dumps(extra))
-    tmp.replace(Path(str(base) + ".json"))  # the .json marks a complete checkpoint
-    return base
-
-
-def latest_checkpoint(ckpt_dir: Path) -> Path | None:
-    done = sorted(ckpt_dir.glob("ckpt_*.json"))
-    return Path(str(done[-1])[: -len(".json")]) if done else None
-
-
-def restore_checkpoint(base: Path, env, cfg: TrainConfig, tb_dir: Path) -> MaskablePPO:
-    model = MaskablePPO.load(str(base) + ".zip", env=env, device="cpu", tensorboard_log=str(tb_dir))
-    extra = json.loads(Path(str(base) + ".json").read_text())
-    env.reset()  # wrappers such as Monitor insist on a reset before the first step
-    for i, s in enumerate(extra["env_states"]):
-        env.env_method("set_state", s, indices=[i])
-    model._last_obs = np.asarray(extra["last_obs"], dtype=np.float32)
-    model._last_episode_starts = np.asarray(extra["last_episode_starts"], dtype=bool)
-    model.num_timesteps = int(extra["num_timesteps"])
-    torch.set_rng_state(torch.tensor(extra["torch_rng"], dtype=torch.uint8))
-    n = extra["numpy_rng"]
-    np.random.set_state((n[0], np.asarray(n[1], dtype=np.uint32), n[2], n[3], n[4]))
-    p = extra["python_rng"]
-    random.setstate((p[0], tuple(p[1]), p[2]))
-    return model
-
-
 def build_model(cfg: TrainConfig, env, tb_dir: Path) -> MaskablePPO:
     arch = list(cfg.net_arch)
     return MaskablePPO(
@@ -210,8 +174,9 @@ def build_model(cfg: TrainConfig, env, tb_dir: Path) -> MaskablePPO:
 
 
 def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress: bool = True,
-          stop_after: int | None = None) -> Path:
-    """Run (or resume) training; returns the run directory. ``stop_after`` ends early (tests)."""
+          stop_after: int | None = None, trusted: bool = False) -> Path:
+    """Run (or resume) training; returns the run directory. ``stop_after`` ends early (tests).
+    ``trusted``: opponents given as SB3 .zip paths may load (they are pickles; ``--trust-pickle``)."""
     torch.set_num_threads(cfg.torch_threads)
     run_dir = Path(cfg.out_dir) / cfg.run_name
     ckpt_dir = run_dir / "checkpoints"
@@ -222,17 +187,18 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     seed_everything(cfg.seed)
-    fns = [make_env_fn(cfg, run_dir) for _ in range(cfg.n_envs)]
+    fns = [make_env_fn(cfg, run_dir, trusted) for _ in range(cfg.n_envs)]
     env = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
     env.seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     tb_dir = run_dir / "tb"
-    base = latest_checkpoint(ckpt_dir) if resume else None
-    if resume and base is None and any(ckpt_dir.glob("*")):
-        raise TrainConfigError(f"no complete checkpoint in {ckpt_dir}")
-    model = restore_checkpoint(base, env, cfg, tb_dir) if base is not None else build_model(cfg, env, tb_dir)
+    found = None
+    if resume:  # the newest intact checkpoint; each unusable one is reported and skipped
+        found = resume_latest(ckpt_dir, env, tb_dir, OBS_SIZE, make_env_fn(cfg, run_dir, trusted)().unwrapped.set_state,
+                              report=lambda msg: print(f"train.py: {msg}", file=sys.stderr))
+    base, model = found if found is not None else (None, build_model(cfg, env, tb_dir))
     callbacks: list[BaseCallback] = [Checkpointer(run_dir, cfg.checkpoint_every)]
-    evaluator = Evaluator(cfg, run_dir)
+    evaluator = Evaluator(cfg, run_dir, trusted)
     if cfg.eval_every:
         callbacks.append(evaluator)
     if cfg.selfplay is not None:
@@ -263,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="delete an existing run directory and start over")
     p.add_argument("--total-steps", type=int, default=None, help="override total_steps")
     p.add_argument("--out-dir", default=None, help="override out_dir")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="allow opponents given as SB3 .zip files (pickles: they can run code when loaded)")
     args = p.parse_args(argv)
     try:
         cfg = load_config(args.config)
@@ -273,10 +241,13 @@ def main(argv: list[str] | None = None) -> int:
             over["out_dir"] = args.out_dir
         if over:
             cfg = TrainConfig(**{**cfg.__dict__, **over})
-        train(cfg, resume=args.resume, force=args.force)
+        train(cfg, resume=args.resume, force=args.force, trusted=args.trust_pickle)
     except TrainConfigError as e:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
+    except NecroEnvError as e:  # e.g. no intact checkpoint to resume from, an untrusted policy file
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -6,8 +6,17 @@ Specs, tried in this order:
 2. a registered name (case-insensitive): ``random``, ``greedy``, ``heuristic``, or one added
    with ``register_policy(name, factory)``; the factory is called as ``factory(role)``;
 3. an existing file: handed to the loader registered for its suffix with
-   ``register_loader(suffix, fn)`` (``fn(path, role)``); ``.zip`` is built in
+   ``register_loader(suffix, fn, pickle=...)`` (``fn(path, role)``); ``.zip`` is built in
    (a MaskablePPO model saved by sb3-contrib, see ``sb3_policy.py``).
+
+**Trust.** A loader registered with ``pickle=True`` reads files that can run code when loaded:
+stable-baselines3's ``.zip`` holds cloudpickled Python objects, and unpickling one runs whatever
+its author put there. ``make_policy`` refuses such a file unless the caller passes
+``trusted=True`` (the ``--trust-pickle`` flag of ``necro-env evaluate|league|play`` and
+``training/train.py``), raising :class:`UntrustedPolicyError`; pass it only for files you made or
+trust like a program you run. A loader for a format that cannot run code (weights only, with a
+JSON architecture) registers with ``pickle=False`` and needs no trust: that is the hook for
+necro_env's own weights-only policy files.
 
 ``greedy`` and ``heuristic`` both name the scripted baseline of the role: ``GreedyAgent`` in a
 player seat, ``NecromancerHeuristic`` in the Necromancer's seat (so ``--players-policy heuristic``
@@ -31,7 +40,15 @@ PolicyFactory = Callable[[str], Policy]
 Loader = Callable[[str, str], Policy]
 
 _POLICIES: dict[str, PolicyFactory] = {}
-_LOADERS: dict[str, Loader] = {}
+_LOADERS: dict[str, tuple[Loader, bool]] = {}  # suffix -> (loader, its files can run code when loaded)
+
+
+class UntrustedPolicyError(ConfigError):
+    """A policy file whose format can run code when loaded (a pickle), without ``trusted=True``."""
+
+
+class PolicyFileError(ConfigError):
+    """A policy file that cannot be loaded (not the format its suffix says, or not a model for this env)."""
 
 
 def register_policy(name: str, factory: PolicyFactory, *, replace: bool = False) -> None:
@@ -44,12 +61,18 @@ def register_policy(name: str, factory: PolicyFactory, *, replace: bool = False)
     _POLICIES[key] = factory
 
 
-def register_loader(suffix: str, loader: Loader, *, replace: bool = False) -> None:
-    """Load files ending in ``suffix`` (e.g. ``".zip"``) with ``loader(path, role) -> policy``."""
+def register_loader(suffix: str, loader: Loader, *, pickle: bool = True, replace: bool = False) -> None:
+    """Load files ending in ``suffix`` (e.g. ``".zip"``) with ``loader(path, role) -> policy``.
+
+    pickle: whether loading such a file can run code (a pickle inside); those files load only
+    with ``trusted=True``. The default assumes so; say ``False`` only for a format that holds
+    data alone (and a loader that never unpickles)."""
     key = suffix.lower() if suffix.startswith(".") else "." + suffix.lower()
     if key in _LOADERS and not replace:
         raise ValueError(f"a loader for {key!r} is already registered")
-    _LOADERS[key] = loader
+    if not isinstance(pickle, bool):
+        raise ValueError(f"pickle must be True or False, got {pickle!r}")
+    _LOADERS[key] = (loader, pickle)
 
 
 def policy_names() -> list[str]:
@@ -62,8 +85,9 @@ def loader_suffixes() -> list[str]:
     return sorted(_LOADERS)
 
 
-def _resolve(spec: Any, role: str) -> Callable[[], Policy]:
-    """How ``spec`` would be built for ``role`` (nothing is loaded yet); ``ConfigError`` if unknown."""
+def _resolve(spec: Any, role: str, trusted: bool) -> Callable[[], Policy]:
+    """How ``spec`` would be built for ``role`` (nothing is loaded yet); ``ConfigError`` if unknown,
+    ``UntrustedPolicyError`` for a pickle-based file without ``trusted``."""
     if role not in ROLES:
         raise ConfigError(f"role must be one of {ROLES}, got {role!r}")
     if not isinstance(spec, str):
@@ -75,23 +99,32 @@ def _resolve(spec: Any, role: str) -> Callable[[], Policy]:
         return lambda: _POLICIES[key](role)
     if os.path.isfile(spec):
         suffix = os.path.splitext(spec)[1].lower()
-        loader = _LOADERS.get(suffix)
-        if loader is None:
+        entry = _LOADERS.get(suffix)
+        if entry is None:
             raise ConfigError(f"no loader for {suffix or 'files without a suffix'} ({spec}); "
                               f"loaders exist for: {', '.join(loader_suffixes()) or 'none'}")
+        loader, pickled = entry
+        if pickled and not trusted:
+            raise UntrustedPolicyError(
+                f"refusing to load {spec}: {suffix} policy files are pickles (an SB3 .zip holds cloudpickled "
+                f"Python objects) and loading one runs any code its author put in it. Load only files you made "
+                f"or trust, with --trust-pickle (trusted=True in the API)")
         return lambda: loader(spec, role)
     raise ConfigError(f"unknown policy {spec!r}: not a registered name ({', '.join(policy_names())}) "
                       f"nor an existing file")
 
 
-def check_policy(spec: Any, role: str = "player") -> None:
-    """Raise ``ConfigError`` if ``make_policy(spec, role)`` cannot work, without building (or loading) it."""
-    _resolve(spec, role)
+def check_policy(spec: Any, role: str = "player", *, trusted: bool = False) -> None:
+    """Raise ``ConfigError`` if ``make_policy(spec, role, trusted=trusted)`` cannot work, without building
+    (or loading) it."""
+    _resolve(spec, role, trusted)
 
 
-def make_policy(spec: Any, role: str = "player") -> Policy:
-    """A policy for ``role`` from ``spec`` (see the module docstring); ``ConfigError`` if unknown."""
-    return _resolve(spec, role)()
+def make_policy(spec: Any, role: str = "player", *, trusted: bool = False) -> Policy:
+    """A policy for ``role`` from ``spec`` (see the module docstring); ``ConfigError`` if unknown.
+
+    trusted: allow policy files whose format can run code when loaded (SB3 ``.zip``); see "Trust"."""
+    return _resolve(spec, role, trusted)()
 
 
 # ---------------------------------------------------------------------------------- built-ins
@@ -114,12 +147,13 @@ def _scripted(role: str) -> Policy:
 def _load_zip(path: str, role: str) -> Policy:
     from .sb3_policy import load_sb3_policy
 
-    return load_sb3_policy(path, role)
+    return load_sb3_policy(path, role, trusted=True)  # _resolve checked the caller's trust
 
 
 register_policy("random", _random)
 register_policy("greedy", _scripted)
 register_policy("heuristic", _scripted)
-register_loader(".zip", _load_zip)
+register_loader(".zip", _load_zip, pickle=True)
 
-__all__ = ["make_policy", "register_policy", "register_loader", "policy_names", "loader_suffixes"]
+__all__ = ["make_policy", "check_policy", "register_policy", "register_loader", "policy_names", "loader_suffixes",
+           "UntrustedPolicyError", "PolicyFileError"]

@@ -42,8 +42,23 @@ class SB3Policy(BasePolicy):
             return dist.distribution.probs[0].numpy().astype(np.float64)
 
 
-def load_sb3_policy(path: str, role: str = "player", deterministic: bool = True) -> SB3Policy:
-    """``MaskablePPO.load(path, device="cpu")`` wrapped as a policy named after the file."""
+def load_sb3_policy(path: str, role: str = "player", deterministic: bool = True, *,
+                    trusted: bool = False) -> SB3Policy:
+    """``MaskablePPO.load(path, device="cpu")`` wrapped as a policy named after the file.
+
+    An SB3 ``.zip`` holds pickled Python objects: loading one can run any code, so this refuses
+    unless ``trusted=True`` (for files you made, e.g. your own training run's, or trust like a
+    program). ``PolicyFileError`` if the file is not a MaskablePPO model for this env."""
+    from necro_env.game import NUM_ACTIONS
+    from necro_env.observe import OBS_SIZE
+
+    from .registry import PolicyFileError, UntrustedPolicyError
+
+    if not trusted:
+        raise UntrustedPolicyError(f"refusing to load {path} without trusted=True: an SB3 .zip is a pickle and "
+                                   f"loading it can run code")
+    if not os.path.isfile(path):
+        raise PolicyFileError(f"policy file {path} does not exist")
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -52,7 +67,14 @@ def load_sb3_policy(path: str, role: str = "player", deterministic: bool = True)
 
         raise ConfigError(f"loading {path} needs sb3-contrib and torch (pip install necro_env[train]): {e}") from None
     torch.set_num_threads(1)
-    model = MaskablePPO.load(path, device="cpu")
+    try:
+        model = MaskablePPO.load(path, device="cpu")
+    except Exception as e:  # a foreign file fails in many ways inside SB3: report which file and why
+        raise PolicyFileError(f"{path} is not a loadable MaskablePPO model ({type(e).__name__}: {e})") from None
+    obs, act = getattr(model, "observation_space", None), getattr(model, "action_space", None)
+    if getattr(obs, "shape", None) != (OBS_SIZE,) or getattr(act, "n", None) != NUM_ACTIONS:
+        raise PolicyFileError(f"{path} is a model for another env: observation shape {getattr(obs, 'shape', None)}, "
+                              f"actions {getattr(act, 'n', None)}; necro_env needs ({OBS_SIZE},) and {NUM_ACTIONS}")
     return SB3Policy(model, name=os.path.basename(path), deterministic=deterministic)
 
 
