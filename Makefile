@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # resolving torch to a multi-gigabyte CUDA build when the train extra is installed.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: install test demo bench bench-env simulate clean
+.PHONY: install test fuzz demo bench bench-env simulate clean
 
 install: $(STAMP)
 
@@ -22,6 +22,13 @@ $(STAMP): pyproject.toml | $(VPY)
 
 test: $(STAMP)
 	$(VPY) -m pytest -q -n 2 tests
+
+# The long run of the loader fuzz suite (tests/test_fuzz_loading.py): FUZZ_SCALE times its
+# `make test` cases (about 940 each time; 25 gives about 23,500), with hypothesis's outcome counts.
+FUZZ_SCALE ?= 25
+fuzz: $(STAMP)
+	NECRO_FUZZ_SCALE=$(FUZZ_SCALE) $(VPY) -m pytest -q -n 2 -p no:cacheprovider --hypothesis-show-statistics \
+		tests/test_fuzz_loading.py
 
 # The main job: train a small Necromancer policy on CPU, then evaluate it against the
 # random (and the heuristic) Necromancer on the same seeded games (training/demo.py).

@@ -634,7 +634,7 @@ class raw_env(AECEnv):
             raise StateError(f"env state saved by {short_repr(saved['env_id'])}, not {ENV_ID}"
                              + (f": {why}" if why else ""))
         try:
-            config = GameConfig.from_dict(saved["config"])
+            config = GameConfig.from_dict(saved["config"], complete=True)
         except (ConfigError, TypeError) as e:
             raise StateError(f"env state config: {e}") from None
         if config != self.config:

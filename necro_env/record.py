@@ -183,16 +183,16 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
         raise StateError(f"game record made by {short_repr(env_id)}, which this necro_env cannot replay: "
                          + (why or f"it replays {ENV_ID} records"))
     try:
-        config = GameConfig.from_dict(record["config"])
+        config = GameConfig.from_dict(record["config"], complete=True)
     except (ConfigError, TypeError) as e:
         raise StateError(f"game record config: {e}") from None
     options = record.get("options") or {}
     if not isinstance(options, dict):
         raise StateError(f"game record options must be an object, got {short_repr(options)}")
     allowed = {"reward", "hide_coins", "hide_necro_reserve"}
-    if set(options) - allowed:
-        raise StateError(f"game record options: unknown keys {sorted(set(options) - allowed)}; "
-                         f"allowed: {sorted(allowed)}")
+    if options and set(options) != allowed:
+        raise StateError(f"game record options must be null or list exactly {sorted(allowed)}, "
+                         f"got keys {sorted(map(str, options))}")
     if options.get("hide_coins", config.hide_coins) != config.hide_coins:
         raise StateError(f"game record options say hide_coins={options['hide_coins']!r} but its config says "
                          f"{config.hide_coins!r}")

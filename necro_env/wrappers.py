@@ -194,10 +194,11 @@ class SingleSeatEnv(gym.Env):
         return render_ansi(self.game, self.state)
 
     # ------------------------------------------------------------------ internals
-    def _assign_policies(self) -> list[Any]:
+    def _assign_policies(self, learner_seat: int | None = None) -> list[Any]:
+        seat = self.seat if learner_seat is None else learner_seat
         pols: list[Any] = [None] * self.game.num_seats
         for s in range(self.game.num_seats):
-            if s == self.seat:
+            if s == seat:
                 continue
             if s == self.game.necro_seat:
                 pols[s] = self._necro_policy
@@ -258,7 +259,7 @@ class SingleSeatEnv(gym.Env):
             "seat": self.seat,
             "last_coins": self._last_coins,
             "phi": self._phi,
-            "policies": [None if p is None else getattr(p, "name", type(p).__name__) for p in self._policies],
+            "policies": _policy_names(self._policies),
         }
 
     def set_state(self, data: dict) -> None:
@@ -303,7 +304,7 @@ class SingleSeatEnv(gym.Env):
                 or (state is not None and [i for i, n in enumerate(names) if n is None] != [seat]):
             raise StateError(f"single-seat env state policies must name the policy of every seat but the "
                              f"learner's ({seat}), got {short_repr(names)}")
-        policies = self._restore_policies(names) if state is not None else []
+        policies = self._restore_policies(names, seat) if state is not None else []
         # Everything checked: only now change this env.
         self._gen, self._opp_rng, self.state = gen, opp, state
         self._episode, self._episode_seed = episode, episode_seed
@@ -320,18 +321,28 @@ class SingleSeatEnv(gym.Env):
             return [self.player_seats[0]]
         return [self.player_seats[(episode - 1) % len(self.player_seats)]]
 
-    def _restore_policies(self, names: Sequence[str | None]) -> list[Any]:
+    def _restore_policies(self, names: Sequence[str | None], seat: int) -> list[Any]:
+        """The policies called ``names`` (``None`` at the learner's ``seat``); ``StateError`` if this env's
+        specs or sampler do not give policies of those names."""
         if self.opponent_sampler is None:
-            gen_state = self._opp_rng.bit_generator.state
-            pols = self._assign_policies()
-            self._opp_rng.bit_generator.state = gen_state
-            return pols
-        restore = getattr(self.opponent_sampler, "restore", None)
-        if restore is None:
-            raise StateError("this opponent sampler cannot restore policies by name")
-        # restore(name) raises StateError for a name it does not know (never loads an arbitrary path).
-        return [None if n is None else (self._necro_policy if s == self.game.necro_seat else restore(n))
-                for s, n in enumerate(names)]
+            pols = self._assign_policies(seat)  # no sampler: no generator is drawn from
+        else:
+            restore = getattr(self.opponent_sampler, "restore", None)
+            if restore is None:
+                raise StateError("this opponent sampler cannot restore policies by name")
+            # restore(name) raises StateError for a name it does not know (never loads an arbitrary path).
+            pols = [None if n is None else (self._necro_policy if s == self.game.necro_seat else restore(n))
+                    for s, n in enumerate(names)]
+        got = _policy_names(pols)
+        if got != list(names):
+            raise StateError(f"single-seat env state names the policies {short_repr(list(names))}, but this env "
+                             f"plays {got}")
+        return pols
 
     def state_json(self) -> str:
         return json.dumps(self.get_state())
+
+
+def _policy_names(policies: Sequence[Any]) -> list[str | None]:
+    """What ``get_state`` stores of the seats' policies: their names (``None`` at the learner's seat)."""
+    return [None if p is None else getattr(p, "name", type(p).__name__) for p in policies]

@@ -168,7 +168,7 @@ def test_tiny_training_run_then_evaluate_the_saved_policy(tmp_path):
     from necro_env.cli import main
     out = subprocess.run([sys.executable, "-m", "necro_env.cli", "evaluate", "--players", "3",
                           "--necromancer", str(run / "final.zip"), "--players-policy", "random",
-                          "--games", "4", "--seed", "0", "--workers", "1", "--json"],
+                          "--games", "4", "--seed", "0", "--workers", "1", "--json", "--trust-pickle"],
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout.strip().splitlines()[-1])

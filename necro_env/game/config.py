@@ -166,10 +166,14 @@ class GameConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "GameConfig":
+    def from_dict(cls, d: dict, complete: bool = False) -> "GameConfig":
+        """Inverse of ``to_dict``; ``complete``: every field must be given (saved games and records)."""
         if not isinstance(d, dict):
             raise ConfigError(f"a config must be a dict, got {type(d).__name__}")
         check_option_names(d, "config keys")
+        missing = sorted(_FIELD_NAMES - set(d)) if complete else []
+        if missing:
+            raise ConfigError(f"missing config keys {missing} (a saved config lists every option)")
         return cls(**d)  # __post_init__ turns the lists of JSON into tuples
 
 

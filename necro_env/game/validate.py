@@ -190,7 +190,7 @@ def conservation_errors(game: "Game", st: "State") -> list[str]:
             errs.append(f"empty region {r} has {st.tok[r]} tokens")
     for x in range(NUM_OCCUPANTS):
         if regions[x] != st.regions[x]:
-            errs.append(f"regions bitset of {x} is stale")
+            errs.append(f"field 'regions' of occupant {x} is stale: {st.regions[x]:#x}, the map gives {regions[x]:#x}")
         total = st.tray[x] + on_map[x] + st.hand[x] + st.well[x]
         if x == AMAZONS:
             total += st.amazon_held
@@ -328,6 +328,19 @@ def _consistency_errors(game: "Game", st: "State") -> list[str]:
         if (ph == Phase.BERSERK) != (st.berserk >= 0) or (
                 ph == Phase.BERSERK and not powers_of[st.cur_race] & P_BERSERK):
             need(f"a Berserk roll ({st.berserk}) belongs to phase BERSERK of a Berserk race only")
+        if ph == Phase.REDEPLOY and st.hold:
+            spare = 0 if st.placed else sum(st.tok[r] - 1 for r in range(nr) if st.occ[r] == AMAZONS)
+            if st.cur_race != AMAZONS or st.hand[AMAZONS] + spare < st.hold:
+                need(f"the Amazons' hold {st.hold} while redeploying needs the Amazons acting with at least as "
+                     f"many tokens in hand (or still to lift)")
+        if ph == Phase.CONQUER and not st.started:
+            # Nothing happened since the troops were readied: DECLINE would undo ready_taken.
+            t = st.ready_taken
+            wrong = [t[i] for i in range(0, len(t), 2)
+                     if not (t[i] >= 0 and st.occ[t[i]] == st.cur_race) and (t[i], st.cur_race) not in
+                     ((-1, AMAZONS), (-2, GHOST))]
+            if wrong or len(set(t[0::2])) != len(t) // 2 or sum(t[1::2]) > st.hand[st.cur_race]:
+                need(f"ready_taken {t} does not fit what the acting race {st.cur_race} holds and has in hand")
         if st.winners or st.necro_won:
             need("winners or necro_won set while the game goes on")
     # The Necromancer's badges.
