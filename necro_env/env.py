@@ -148,7 +148,10 @@ coins hidden under ``hide_coins``, the Necromancer's badges hidden from the play
 ``env.unwrapped.record()``: a JSON-ready game record (format version, config,
 seed, actions); ``necro_env.replay(record)`` rebuilds the game from it (see
 ``necro_env.record``). ``env.unwrapped.get_state()`` / ``set_state(s)``: an exact
-JSON-compatible snapshot (config, engine state, bookkeeping). Pickling an env keeps
+JSON-compatible snapshot (config, engine state, bookkeeping); ``set_state`` is safe on
+untrusted input: it validates every field (``Game.validate_state``, then the bookkeeping), replays
+the game from its seed (``verify=True``, the default) and either takes the whole snapshot or
+raises ``StateError`` and changes nothing. Pickling an env keeps
 only its constructor arguments (a fresh env, to be reset); ``copy.deepcopy`` copies
 the game in progress too; use ``get_state`` to carry a game between processes. ``reset(seed)`` seeds the game; ``reset()`` without a seed
 draws the next seed from a generator seeded by the last explicit seed (or by the

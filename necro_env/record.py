@@ -8,14 +8,17 @@ A game record is the JSON-ready dict of ``env.unwrapped.record()``:
      "illegal": null | {"agent", "action", "message"},   # the game was ended by an illegal action
      "over": bool, "result": null | game.result(final state)}
 
-Only ``format``, ``version``, ``config``, ``seed`` and ``actions`` are required; the
-others are checked when present. Same config + seed + actions = the same game, bit
-for bit. ``replay(record)`` returns a **raw env** positioned after the last recorded
+Only ``format``, ``version`` (the int 1), ``config`` (every ``GameConfig`` option),
+``seed`` and ``actions`` are required; the others are checked when present (``env_id`` must
+be this env's, ``options`` lists all three). Records are safe to load from anyone: every
+field's type is checked (nesting at most 32 deep) before the game is replayed. Same
+config + seed + actions = the same game, bit for bit. ``replay(record)`` returns a **raw env** positioned after the last recorded
 action (``env.game_state`` is the final engine state; a record of an unfinished game
 can be played on from there), with the illegal-action ending re-applied if the record
 has one. Every problem raises ``StateError`` naming it: an unknown format or version,
-an unknown config key, an action that is not an int or is illegal at step k, actions
-after the end of the game, or a result that differs from the replay.
+an unknown or missing config key, an action that is not an int or is illegal at step k,
+actions after the end of the game, or ``over``, ``result``, ``agents`` or the illegal-action
+note differing from the replay (``necro-env replay`` exits 1 on such a record).
 """
 from __future__ import annotations
 

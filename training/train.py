@@ -11,7 +11,7 @@ Run directory ``<out_dir>/<name>__s<seed>/``:
     checkpoints/        ckpt_<steps>.zip + ckpt_<steps>.json (resumable)
     eval.csv            periodic evaluation: steps, wins, games, win rate and its 95% interval
     snapshots/          self-play pool (when configured)
-    final.zip           the trained policy (load it anywhere a policy name is accepted)
+    final.zip           the trained policy (load it anywhere a policy name is accepted, with --trust-pickle)
 
 Checkpoints are taken at rollout boundaries and hold the model (weights, optimizer,
 step counter), every random generator (torch, numpy, random, each env's own) and
