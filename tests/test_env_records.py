@@ -108,7 +108,8 @@ def test_corrupt_records_raise_state_error() -> None:
         (corrupt(rec, actions=rec["actions"] + [0]), "after the end of the game"),
         (corrupt(rec, result={**rec["result"], "coins": [0, 0, 0]}), "result differs from the replay in \\['coins'\\]"),
         (corrupt(rec, extra=1), "unexpected \\['extra'\\]"),
-        (corrupt(rec, options={"reward": "glory"}), "unknown reward scheme"),
+        (corrupt(rec, options={**rec["options"], "reward": "glory"}), "unknown reward scheme"),
+        (corrupt(rec, options={"reward": "win"}), "options must be null or list exactly"),
         ([1, 2, 3], "must be a JSON object"),
     ]
     # an illegal action at step k

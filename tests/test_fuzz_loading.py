@@ -39,6 +39,7 @@ ENGINE_CONFIGS = [
     GameConfig(players=4, necromancer=True),
     GameConfig(players=6, necromancer=True, skip_forced=True, handicap=1, victory_check="anytime"),
     GameConfig(players=5, necromancer=False, skip_forced=True),
+    GameConfig(players=4, skip_forced=True, hide_coins=True, final_die="any"),
 ]
 
 
@@ -85,8 +86,8 @@ def test_fuzz_engine_states(data):
 
 
 # ------------------------------------------------------------------------------------------- env
-def _env_at(players: int, seed: int, steps: int, reward: str = "win", ending: str = "") -> dict:
-    env = necro_env.env(players=players, reward=reward)
+def _env_at(players: int, seed: int, steps: int, reward: str = "win", ending: str = "", **kw) -> dict:
+    env = necro_env.env(players=players, reward=reward, **kw)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     n = 0
@@ -110,6 +111,7 @@ def _env_at(players: int, seed: int, steps: int, reward: str = "win", ending: st
 ENV_SAMPLES = [
     _env_at(4, 1, 0), _env_at(4, 2, 60), _env_at(3, 3, 150, reward="coins"), _env_at(5, 4, 90, reward="rank"),
     _env_at(3, 5, 10**6, ending="some_done"), _env_at(4, 6, 40, ending="illegal"), _env_at(3, 7, 10**6, ending="all"),
+    _env_at(4, 8, 50, hide_coins=True, final_die="any"), _env_at(3, 9, 20, ending="illegal", hide_coins=True),
 ]
 _TARGETS: dict[tuple, necro_env.env] = {}
 
@@ -119,7 +121,7 @@ def _target(saved: dict):
     key = (json.dumps(saved["config"], sort_keys=True), json.dumps(saved["options"], sort_keys=True))
     env = _TARGETS.get(key)
     if env is None:
-        options = dict(saved["config"])
+        options = {k: v for k, v in saved["config"].items() if k != "hide_coins"}  # an env option
         env = necro_env.env(players=options.pop("players"), **saved["options"], **options)
         env.reset(seed=12345)
         env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))

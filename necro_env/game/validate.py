@@ -160,7 +160,7 @@ def _range_errors(game: "Game", st: "State") -> list[str]:
         ("fort_used", 0, 1), ("berserk", -1, MAX_DIE), ("converted", 0, (1 << n) - 1),
         ("attacked", 0, (1 << n) - 1), ("nonempty", 0, nr), ("hold", 0, MAX_HOLD),
         ("defend_race", -1, NUM_OCCUPANTS - 1), ("last_die", -1, MAX_DIE),
-        ("island", 0, GHOST_BOX if necro else 0), ("souls", 0, nr + 3 if necro else 0),
+        ("island", 0, GHOST_BOX if necro else 0), ("souls", 0, 3 + nr * st.round if necro else 0),
         ("ghosts_removed", game.config.handicap, game.config.handicap),
         ("bought_ghosts", 0, GHOST_BOX * game.game_turns if necro else 0),
         ("bought_powers", 0, NECRO_RESERVE if necro else 0), ("over", 0, 1), ("necro_won", 0, 1 if necro else 0),
@@ -388,6 +388,6 @@ def validate_state(game: "Game", st: "State") -> None:
         legal = game.legal_actions(st)
         if not legal:
             raise StateError(f"saved state has no legal action in phase {Phase(st.phase).name}")
-        if game.skip_forced and len(legal) == 1:
+        if game.skip_forced and len(legal) == 1 and not (game.hide_coins and st.phase in (Phase.PICK, Phase.BUY)):
             raise StateError("saved state has a single legal action although the game applies those itself "
                              "(skip_forced)")
