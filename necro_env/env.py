@@ -392,6 +392,14 @@ class raw_env(AECEnv):
                 raise StateError(f"{what} 'illegal' note (agent {illegal['agent']}, action {illegal['action']}) "
                                  f"does not fit the replayed game: an illegal action of the agent to act "
                                  f"({self.agent_selection}) before the end (over: {bool(st.over)})")
+            said = None
+            try:
+                self.game.apply(st.clone(), illegal["action"])
+            except IllegalActionError as e:  # always: the action is not legal
+                said = str(e)
+            if illegal["message"] != said:
+                raise StateError(f"{what} 'illegal' note's message is not what the env said of action "
+                                 f"{illegal['action']} here ({short_repr(said, 120)})")
             self.terminate_illegal(illegal["action"], illegal["message"])
 
     # ------------------------------------------------------------------ observe
@@ -645,10 +653,11 @@ class raw_env(AECEnv):
             raise StateError(f"env state was saved with another game config (differs in {diff}); "
                              f"build the env with that config first")
         if saved["options"] != self._options():
-            raise StateError(f"env state options {saved['options']} differ from this env's {self._options()}")
+            raise StateError(f"env state options {short_repr(saved['options'], 200)} differ from this env's "
+                             f"{self._options()}")
         seed = saved["seed"]
         if not is_int(seed) or seed < 0:
-            raise StateError(f"env state seed must be a non-negative int, got {seed!r}")
+            raise StateError(f"env state seed must be a non-negative int, got {short_repr(seed)}")
         actions = check_actions(saved["actions"], "env state")
         illegal = check_illegal_note(saved["illegal"], self.possible_agents, "env state")
         st = State.from_dict(saved["engine"])

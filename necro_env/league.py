@@ -124,7 +124,7 @@ def load_config(path: str) -> LeagueConfig:
     with open(path, encoding="utf-8") as f:
         try:
             data = yaml.safe_load(f)
-        except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as e:
+        except (yaml.YAMLError, ValueError, RecursionError) as e:  # ValueError: bad UTF-8, a 4,300+ digit int
             raise ConfigError(f"{path}: not valid YAML ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
     return LeagueConfig.from_dict(data)
 

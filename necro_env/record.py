@@ -50,16 +50,16 @@ def check_header(d: Any, fmt: str, version: int, what: str) -> None:
     if not isinstance(d, dict):
         raise StateError(f"a {what} must be a JSON object (dict), got {type(d).__name__}")
     if d.get("format") != fmt:
-        raise StateError(f"not a {what}: format is {d.get('format')!r}, expected {fmt!r}")
+        raise StateError(f"not a {what}: format is {short_repr(d.get('format'))}, expected {fmt!r}")
     v = d.get("version")
     if type(v) is not int or v != version:  # 1.0 and True are not version 1
-        raise StateError(f"unsupported {what} version {v!r} (this necro_env reads version {version}, an int)")
+        raise StateError(f"unsupported {what} version {short_repr(v)} (this necro_env reads version {version}, an int)")
 
 
 def check_keys(d: dict, required: set, allowed: set, what: str) -> None:
     """``StateError`` naming the missing and the unexpected keys of ``d`` (a checked header's dict)."""
     missing = sorted(required - set(d))
-    extra = sorted(set(d) - allowed)
+    extra = sorted(short_repr(k) if not isinstance(k, str) else k for k in set(d) - allowed)
     if missing or extra:
         raise StateError(f"{what} keys do not match: missing {missing}, unexpected {extra}")
 
@@ -189,7 +189,8 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
         config = GameConfig.from_dict(record["config"], complete=True)
     except (ConfigError, TypeError) as e:
         raise StateError(f"game record config: {e}") from None
-    options = record.get("options") or {}
+    options = record.get("options")
+    options = {} if options is None else options
     if not isinstance(options, dict):
         raise StateError(f"game record options must be an object, got {short_repr(options)}")
     allowed = {"reward", "hide_coins", "hide_necro_reserve"}

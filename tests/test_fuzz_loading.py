@@ -305,7 +305,11 @@ def test_fuzz_checkpoint_json(checkpoint, data, resign):
     case.mkdir(exist_ok=True)
     target = case / base.name
     target.with_suffix(".zip").write_bytes(base.with_suffix(".zip").read_bytes())
-    target.with_suffix(".json").write_text(json.dumps(mutated))
+    try:
+        text = json.dumps(mutated)
+    except ValueError:  # an int JSON cannot hold (more than 4,300 digits): not a file anyone can write
+        return
+    target.with_suffix(".json").write_text(text)
     with time_limit():
         try:
             body, blob = read_checkpoint(target, 2, OBS_SIZE)

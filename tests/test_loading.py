@@ -418,6 +418,24 @@ def test_set_state_verify_compares_the_bookkeeping_with_a_replay():
     rejects(target, saved, "bookkeeping differs .*cumulative_rewards", verify=True)
 
 
+def test_an_edited_illegal_note_is_caught_by_verification():
+    """The note of an illegal-action ending must be what the env wrote: another illegal action or
+    another message is refused (the fuzz suite found the first)."""
+    env = midgame_env(players=3, steps=20)
+    obs = env.last()[0]
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    saved = json.loads(json.dumps(env.get_state()))
+    legal = env.unwrapped.game.legal_actions(env.unwrapped.game_state)
+    other = next(a for a in range(509) if a not in legal and a != saved["illegal"]["action"])
+    target, _ = fresh_target(players=3)
+    for edit in ({"action": other}, {"message": "made up"}):
+        bad = copy.deepcopy(saved)
+        bad["illegal"].update(edit)
+        rejects(target, bad, "illegal")
+    target.set_state(saved)
+    assert target.get_state() == saved
+
+
 def test_finished_and_illegal_games_round_trip_exactly():
     """Ended games (every agent done, some removed; an illegal-action ending) reload exactly, with verify."""
     for steps, illegal in ((10 ** 6, False), (30, True)):

@@ -179,7 +179,7 @@ def load_config(path: str | Path) -> TrainConfig:
     try:
         with path.open(encoding="utf-8") as f:
             data = yaml.safe_load(f)
-    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as e:
+    except (yaml.YAMLError, ValueError, RecursionError) as e:  # ValueError: bad UTF-8, a 4,300+ digit int
         raise TrainConfigError(f"{path}: not a valid YAML config ({type(e).__name__}: {str(e).splitlines()[0]})") from None
     except OSError as e:
         raise TrainConfigError(f"{path}: cannot read the config ({e})") from None

@@ -81,6 +81,8 @@ class GameConfig:
             v = getattr(self, f.name)
             if isinstance(v, (np.integer, np.bool_)):
                 object.__setattr__(self, f.name, v.item())
+            elif isinstance(v, int) and v.bit_length() > 64:  # (the messages below print the value)
+                raise ConfigError(f"{f.name} is an int of {v.bit_length()} bits, far outside its range")
 
         def need(cond: bool, msg: str) -> None:
             if not cond:

@@ -89,7 +89,7 @@ def bits(m: int) -> tuple[int, ...]:
     t = _BITS.get(m)
     if t is None:
         if m < 0:  # a negative int has infinitely many set bits: never loop on one
-            raise StateError(f"a region or power bitset must be >= 0, got {m}")
+            raise StateError(f"a region or power bitset must be >= 0, got a negative int of {m.bit_length()} bits")
         out = []
         x = m
         while x:

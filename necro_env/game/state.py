@@ -131,7 +131,7 @@ class State:
         if not isinstance(d, dict):
             raise StateError(f"a saved state must be a dict, got {type(d).__name__}")
         missing = [f for f in ALL_FIELDS if f not in d]
-        extra = [k for k in d if k not in ALL_FIELDS]
+        extra = [k if isinstance(k, str) else f"<a {type(k).__name__}>" for k in d if k not in ALL_FIELDS]
         if missing or extra:
             raise StateError(f"saved state fields do not match: missing {missing}, unexpected {extra}")
         s = cls.__new__(cls)

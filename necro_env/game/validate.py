@@ -47,6 +47,11 @@ _MAX_POWERS_IN_USE = 1 + NECRO_RESERVE  # the Necromancer's start power + every 
 MAX_BOX = max(box_count(x) for x in range(NUM_OCCUPANTS))  # the most tokens of one occupant
 
 
+def _show(v: int) -> str:
+    """An int for a message (a hostile one may have more digits than ``str()`` will print)."""
+    return str(v) if -(1 << 64) <= v <= 1 << 64 else f"<an int of {v.bit_length()} bits>"
+
+
 def _fail(stage: str, errs: list[str]) -> None:
     if errs:
         shown = errs[:8] + ([f"... and {len(errs) - 8} more"] if len(errs) > 8 else [])
@@ -106,33 +111,35 @@ def _range_errors(game: "Game", st: "State") -> list[str]:
         """Every value of list field ``f`` in lo..hi."""
         bad = [v for v in (getattr(st, f) if vals is None else vals) if not lo <= v <= hi]
         if bad:
-            errs.append(f"field {f!r} has values {bad[:6]} outside {lo}..{hi}")
+            errs.append(f"field {f!r} has values [{', '.join(map(_show, bad[:6]))}] outside {lo}..{hi}")
 
     def scalar(f: str, lo: int, hi: int) -> None:
         v = getattr(st, f)
         if not lo <= v <= hi:
-            errs.append(f"field {f!r} is {v}, outside {lo}..{hi}")
+            errs.append(f"field {f!r} is {_show(v)}, outside {lo}..{hi}")
 
     cap = coin_cap(game, min(max(st.round, 1), game.game_turns))
     values("coins", 0, cap)
     values("col_coins", 0, cap)
     values("active", -1, NUM_RACES - 1, [a for s, a in enumerate(st.active) if s != ns])
     if necro and st.active[ns] != GHOST:
-        errs.append(f"field 'active' of the Necromancer's seat {ns} is {st.active[ns]}, must be {GHOST} (Ghosts)")
+        errs.append(f"field 'active' of the Necromancer's seat {ns} is {_show(st.active[ns])}, must be {GHOST} "
+                    "(Ghosts)")
     values("decl", -1, NUM_RACES - 1)
     values("decl_spirit", -1, NUM_RACES - 1)
     if necro and (st.decl[ns], st.decl_spirit[ns]) != (-1, -1):
-        errs.append(f"the Necromancer's seat {ns} has a race in decline ({st.decl[ns]}, {st.decl_spirit[ns]})")
+        errs.append(f"the Necromancer's seat {ns} has a race in decline "
+                    f"({_show(st.decl[ns])}, {_show(st.decl_spirit[ns])})")
     for s, t in enumerate(st.pact):
         if t != -1 and (not 0 <= t < n or t == s or t == ns):
-            errs.append(f"field 'pact' of seat {s} is {t}: a pact names another player's seat or is -1")
+            errs.append(f"field 'pact' of seat {s} is {_show(t)}: a pact names another player's seat or is -1")
     values("race_owner", -1, n - 1)
     values("race_status", UNUSED, TRIBE)
     values("race_power", 0, (1 << NUM_POWERS) - 1)
     for f in ("hand", "tray", "well"):
-        bad = [(x, v) for x, v in enumerate(getattr(st, f)) if not 0 <= v <= box_count(x)]
+        bad = [f"{x}: {_show(v)}" for x, v in enumerate(getattr(st, f)) if not 0 <= v <= box_count(x)]
         if bad:
-            errs.append(f"field {f!r} has (occupant, count) {bad[:6]} outside 0..the box")
+            errs.append(f"field {f!r} has counts {{{', '.join(bad[:6])}}} (occupant: count) outside 0..its box")
     values("regions", 0, (1 << nr) - 1)
     values("occ", -1, NUM_OCCUPANTS - 1)
     values("tok", 0, MAX_BOX)
@@ -150,7 +157,8 @@ def _range_errors(game: "Game", st: "State") -> list[str]:
     values("ghost_curve", 0, GHOST_BOX)
     values("winners", 0, n - 1)
     if any(a >= b for a, b in zip(st.winners, st.winners[1:])):
-        errs.append(f"field 'winners' {st.winners} must list distinct seats in increasing order")
+        errs.append(f"field 'winners' [{', '.join(map(_show, st.winners))}] must list distinct seats in increasing "
+                    "order")
     for f, lo, hi in (
         ("dragon", -1, nr - 1), ("immune", 0, (1 << nr) - 1), ("amazon_held", 0, box_count(AMAZONS)),
         ("holes_placed", 0, HOLES), ("hero_pool", 0, HEROES), ("encamp_pool", 0, ENCAMPMENTS),
@@ -168,7 +176,8 @@ def _range_errors(game: "Game", st: "State") -> list[str]:
     ):
         scalar(f, lo, hi)
     if not necro and any(st.well):
-        errs.append(f"field 'well' is {st.well}: there is no Well of Souls without the Necromancer")
+        errs.append(f"field 'well' is [{', '.join(map(_show, st.well))}]: there is no Well of Souls without the "
+                    "Necromancer")
     return errs
 
 
