@@ -175,11 +175,11 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from . import versions
 from .game import NUM_ACTIONS, Game, GameConfig, State
-from .game.errors import ConfigError, IllegalActionError, NecroEnvError, StateError
+from .game.errors import ConfigError, IllegalActionError, NecroEnvError, StateError, short_repr
 from .observe import OBS_HIGH, OBS_SIZE, Observer
 from .record import (
     RECORD_FORMAT, RECORD_VERSION, apply_all, check_actions, check_header, check_illegal_note, check_json,
-    check_keys, generator_from_state, is_int, short_repr,
+    check_keys, generator_from_state, is_int,
 )
 
 __doc__ = __doc__.replace("{version_history}", "\n".join(f"* {v}: {text}" for v, text in versions.VERSION_HISTORY))

@@ -35,7 +35,7 @@ from .game import Game, GameConfig, Phase, State, decode
 from .game.actions import Kind
 from .game.board import TERRAIN_NAMES
 from .game.catalog import OCCUPANT_NAMES, POWERS, RACES
-from .game.errors import ConfigError, IllegalActionError, StateError
+from .game.errors import ConfigError, IllegalActionError, StateError, short_repr
 from .versions import ENV_ID, retired_message
 
 RECORD_FORMAT = "necro_env/record"
@@ -113,15 +113,6 @@ def check_illegal_note(note: Any, agents: list[str], what: str) -> dict | None:
     if not isinstance(note["message"], str):
         raise StateError(f"{what} 'illegal' message must be a string, got {short_repr(note['message'])}")
     return dict(note)
-
-
-def short_repr(v: Any, width: int = 80) -> str:
-    """``repr(v)`` cut to ``width`` characters (a hostile value may be huge)."""
-    try:
-        text = repr(v) if not is_int(v) or v.bit_length() < 200 else f"an int of {v.bit_length()} bits"
-    except (RecursionError, ValueError):
-        text = f"a {type(v).__name__}"
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def generator_from_state(state: Any, what: str) -> np.random.Generator:

@@ -55,7 +55,8 @@ from .env import ILLEGAL_ACTION_MODES, REWARD_SCHEMES, EnvUsageError, GameOverEr
 from .game.catalog import GHOST_BOX
 from .game.errors import ConfigError, IllegalActionError, StateError
 from .game.validate import coin_cap
-from .record import generator_from_state, is_int, short_repr
+from .game.errors import short_repr
+from .record import generator_from_state, is_int
 
 REWARDS = REWARD_SCHEMES  # the AEC env's schemes, with the same meaning
 

@@ -16,6 +16,8 @@ from typing import Any, Iterator
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 
+from necro_env.game.errors import short_repr
+
 SCALE = int(os.environ.get("NECRO_FUZZ_SCALE", "1"))
 CASE_SECONDS = float(os.environ.get("NECRO_FUZZ_CASE_SECONDS", "10"))
 PLAY_LIMIT = 6_000  # engine decisions after an accepted state: more means a game that does not end
@@ -144,7 +146,7 @@ def mutate(data: st.DataObject, original: Any, max_mutations: int = 3) -> tuple[
         elif kind == "retype":
             parent[key] = {"list": lambda v: list(v) if isinstance(v, dict) else [v],
                            "dict": lambda v: {str(i): x for i, x in enumerate(v)} if isinstance(v, list) else {"v": v},
-                           "str": repr, "float": lambda v: float(v) if isinstance(v, int) and abs(v) < 1e300 else 0.5,
+                           "str": short_repr, "float": lambda v: float(v) if isinstance(v, int) and abs(v) < 1e300 else 0.5,
                            }[data.draw(st.sampled_from(["list", "dict", "str", "float"]), label="retype")](old)
         log.append(f"{kind} {path}")
     return obj, log

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .board import Board
+from .errors import short_repr
 
 
 @dataclass(frozen=True)
@@ -150,17 +151,17 @@ POWER_BY_NAME = {p.name.lower(): p.id for p in POWERS}
 def race_id(name: str) -> int:
     """Race id by (case-insensitive) name; ``ValueError`` lists the names."""
     try:
-        return RACE_BY_NAME[str(name).strip().lower()]
+        return RACE_BY_NAME[(name if isinstance(name, str) else "").strip().lower()]
     except KeyError:
-        raise ValueError(f"unknown race {name!r}; known: {', '.join(r.name for r in RACES)}") from None
+        raise ValueError(f"unknown race {short_repr(name)}; known: {', '.join(r.name for r in RACES)}") from None
 
 
 def power_id(name: str) -> int:
     """Power id by (case-insensitive) name; ``ValueError`` lists the names."""
     try:
-        return POWER_BY_NAME[str(name).strip().lower()]
+        return POWER_BY_NAME[(name if isinstance(name, str) else "").strip().lower()]
     except KeyError:
-        raise ValueError(f"unknown power {name!r}; known: {', '.join(p.name for p in POWERS)}") from None
+        raise ValueError(f"unknown power {short_repr(name)}; known: {', '.join(p.name for p in POWERS)}") from None
 
 
 def tokens_at_pickup(race: int, power: int) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .catalog import POWERS, RACES, race_id, power_id
-from .errors import ConfigError, UnknownOptionError
+from .errors import ConfigError, UnknownOptionError, short_repr
 
 VICTORY_CHECKS = ("end_of_turn", "anytime")
 FINAL_DIE_READINGS = ("when_short", "any")
@@ -81,8 +81,6 @@ class GameConfig:
             v = getattr(self, f.name)
             if isinstance(v, (np.integer, np.bool_)):
                 object.__setattr__(self, f.name, v.item())
-            elif isinstance(v, int) and v.bit_length() > 64:  # (the messages below print the value)
-                raise ConfigError(f"{f.name} is an int of {v.bit_length()} bits, far outside its range")
 
         def need(cond: bool, msg: str) -> None:
             if not cond:
@@ -91,43 +89,43 @@ class GameConfig:
         def is_int(v: Any) -> bool:
             return isinstance(v, int) and not isinstance(v, bool)
 
-        need(is_int(self.players), f"players must be an int, got {self.players!r}")
+        need(is_int(self.players), f"players must be an int, got {short_repr(self.players)}")
         if self.necromancer is None:
             object.__setattr__(self, "necromancer", self.players >= 3)
-        need(isinstance(self.necromancer, bool), f"necromancer must be a bool or None, got {self.necromancer!r}")
+        need(isinstance(self.necromancer, bool), f"necromancer must be a bool or None, got {short_repr(self.necromancer)}")
         if self.necromancer:
             need(3 <= self.players <= 6,
                  f"players must be 3-6 with the Necromancer (got {self.players}); use necromancer=False for 2 seats")
         else:
             need(2 <= self.players <= 5, f"players must be 2-5 without the Necromancer (got {self.players})")
         need(is_int(self.starting_coins) and 0 <= self.starting_coins <= 1000,
-             f"starting_coins must be an int in 0..1000, got {self.starting_coins!r}")
+             f"starting_coins must be an int in 0..1000, got {short_repr(self.starting_coins)}")
         need(self.game_turns is None or (is_int(self.game_turns) and 1 <= self.game_turns <= 20),
-             f"game_turns must be None or an int in 1..20, got {self.game_turns!r}")
-        need(is_int(self.handicap) and 0 <= self.handicap <= 2, f"handicap must be 0, 1 or 2, got {self.handicap!r}")
+             f"game_turns must be None or an int in 1..20, got {short_repr(self.game_turns)}")
+        need(is_int(self.handicap) and 0 <= self.handicap <= 2, f"handicap must be 0, 1 or 2, got {short_repr(self.handicap)}")
         need(self.handicap == 0 or self.necromancer, "handicap removes the Necromancer's Ghosts: it needs necromancer=True")
         need(self.victory_check in VICTORY_CHECKS,
-             f"victory_check must be one of {VICTORY_CHECKS}, got {self.victory_check!r}")
+             f"victory_check must be one of {VICTORY_CHECKS}, got {short_repr(self.victory_check)}")
         need(self.final_die in FINAL_DIE_READINGS,
-             f"final_die must be one of {FINAL_DIE_READINGS}, got {self.final_die!r}")
+             f"final_die must be one of {FINAL_DIE_READINGS}, got {short_repr(self.final_die)}")
         for name in ("necromancer_starting_coins", "island_redeploy", "necromancer_diplomat", "conversion_to_well",
                      "skip_forced", "hide_coins"):
-            need(isinstance(getattr(self, name), bool), f"{name} must be a bool, got {getattr(self, name)!r}")
+            need(isinstance(getattr(self, name), bool), f"{name} must be a bool, got {short_repr(getattr(self, name))}")
         try:
             combos = tuple(tuple(c) for c in self.forced_combos)
         except TypeError:
             raise ConfigError(f"forced_combos must be a sequence of (race, power) name pairs, "
-                              f"got {self.forced_combos!r}") from None
+                              f"got {short_repr(self.forced_combos)}") from None
         object.__setattr__(self, "forced_combos", combos)
         races_seen, powers_seen = set(), set()
         for pair in combos:
-            need(len(pair) == 2, f"forced_combos entries must be (race, power) pairs, got {pair!r}")
+            need(len(pair) == 2, f"forced_combos entries must be (race, power) pairs, got {short_repr(pair)}")
             try:
                 r, p = race_id(pair[0]), power_id(pair[1])
             except ValueError as e:
                 raise ConfigError(f"forced_combos: {e}") from None
             need(r not in races_seen and p not in powers_seen,
-                 f"forced_combos repeats a race or a power: {pair!r}")
+                 f"forced_combos repeats a race or a power: {short_repr(pair)}")
             races_seen.add(r)
             powers_seen.add(p)
         if self.necromancer_powers is not None:
@@ -136,10 +134,10 @@ class GameConfig:
                 pw = tuple(self.necromancer_powers)
             except TypeError:
                 raise ConfigError(f"necromancer_powers must be None or 6 power names, "
-                                  f"got {self.necromancer_powers!r}") from None
+                                  f"got {short_repr(self.necromancer_powers)}") from None
             object.__setattr__(self, "necromancer_powers", pw)
-            need(len(pw) == 6 and len(set(str(p).strip().lower() for p in pw)) == 6,
-                 f"necromancer_powers must name 6 different powers, got {pw!r}")
+            need(len(pw) == 6 and len(set(p.strip().lower() if isinstance(p, str) else short_repr(p) for p in pw)) == 6,
+                 f"necromancer_powers must name 6 different powers, got {short_repr(pw)}")
             for p in pw:
                 try:
                     pid = power_id(p)
@@ -185,7 +183,7 @@ _dataclass_init = GameConfig.__init__
 
 def check_option_names(options: Any, what: str = "GameConfig options") -> None:
     """``UnknownOptionError`` (a ``ConfigError`` and a ``TypeError``) naming unknown keys and the allowed ones."""
-    unknown = sorted(map(str, set(options) - _FIELD_NAMES))
+    unknown = sorted(k if isinstance(k, str) else short_repr(k) for k in set(options) - _FIELD_NAMES)
     if unknown:
         raise UnknownOptionError(f"unknown {what} {unknown}; allowed: {sorted(_FIELD_NAMES)}")
 

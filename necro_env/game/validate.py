@@ -31,7 +31,7 @@ from .catalog import (
     NUM_OCCUPANTS, NUM_POWERS, NUM_RACES, P_BERSERK, P_BIVOUACKING, P_DRAGON, P_HEROIC, TROLL_LAIRS, TROLLS,
     WEALTHY_BONUS, box_count,
 )
-from .errors import StateError
+from .errors import StateError, short_repr
 from .state import ACTIVE, DECLINED, GHOSTLY, TRIBE, UNUSED, Phase
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,7 +49,7 @@ MAX_BOX = max(box_count(x) for x in range(NUM_OCCUPANTS))  # the most tokens of 
 
 def _show(v: int) -> str:
     """An int for a message (a hostile one may have more digits than ``str()`` will print)."""
-    return str(v) if -(1 << 64) <= v <= 1 << 64 else f"<an int of {v.bit_length()} bits>"
+    return short_repr(v, 40)
 
 
 def _fail(stage: str, errs: list[str]) -> None:
