@@ -232,12 +232,12 @@ def agent_names(config: GameConfig) -> list[str]:
 
 def _check_options(reward: Any, hide_coins: Any, hide_necro_reserve: Any, render_mode: Any) -> None:
     if reward not in REWARD_SCHEMES:
-        raise ConfigError(f"unknown reward scheme {reward!r}; allowed: {', '.join(map(repr, REWARD_SCHEMES))}")
+        raise ConfigError(f"unknown reward scheme {short_repr(reward)}; allowed: {', '.join(map(repr, REWARD_SCHEMES))}")
     for name, value in (("hide_coins", hide_coins), ("hide_necro_reserve", hide_necro_reserve)):
         if not isinstance(value, (bool, np.bool_)):
-            raise ConfigError(f"{name} must be a bool, got {value!r}")
+            raise ConfigError(f"{name} must be a bool, got {short_repr(value)}")
     if render_mode is not None and render_mode not in raw_env.metadata["render_modes"]:
-        raise ConfigError(f"unknown render_mode {render_mode!r}; allowed: None, "
+        raise ConfigError(f"unknown render_mode {short_repr(render_mode)}; allowed: None, "
                           + ", ".join(map(repr, raw_env.metadata["render_modes"])))
 
 
@@ -352,7 +352,7 @@ class raw_env(AECEnv):
         """Start a new game. ``options`` is accepted for API compatibility and ignored."""
         if seed is not None:
             if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, _INT_TYPES) or seed < 0:
-                raise ConfigError(f"seed must be a non-negative int or None, got {seed!r}")
+                raise ConfigError(f"seed must be a non-negative int or None, got {short_repr(seed)}")
             game_seed = int(seed)
             self._seed_rng = np.random.default_rng(game_seed)
         else:
@@ -448,7 +448,7 @@ class raw_env(AECEnv):
                 raise InvalidActionError(f"step() takes the action of agent_selection ({agent}) only, "
                                          f"not a dict of actions")
             raise InvalidActionError(f"an action must be an int in 0..{NUM_ACTIONS - 1} "
-                                     f"(numpy ints are fine), got {type(action).__name__} {action!r}")
+                                     f"(numpy ints are fine), got {type(action).__name__} {short_repr(action)}")
         raise InvalidActionError(f"action {action} is out of range 0..{NUM_ACTIONS - 1}")
 
     def step(self, action: Any) -> None:
@@ -461,7 +461,7 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
                 raise GameOverError(f"{agent} is done (the game is over): the only valid action is None, "
-                                    f"got {action!r}")
+                                    f"got {short_repr(action)}")
             self._was_dead_step(None)
             return
         self._play(agent, self.check_action(action))

@@ -189,7 +189,7 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
         raise StateError(f"game record options must be null or list exactly {sorted(allowed)}, "
                          f"got keys {sorted(map(str, options))}")
     if options.get("hide_coins", config.hide_coins) != config.hide_coins:
-        raise StateError(f"game record options say hide_coins={options['hide_coins']!r} but its config says "
+        raise StateError(f"game record options say hide_coins={short_repr(options['hide_coins'])} but its config says "
                          f"{config.hide_coins!r}")
     seed = record["seed"]
     if not is_int(seed) or seed < 0:
