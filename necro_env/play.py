@@ -7,10 +7,9 @@ from typing import Callable, TextIO
 
 import numpy as np
 
-from .env import agent_names
 from .game import Game, GameConfig, decode
 from .game.errors import ConfigError
-from .record import describe
+from .record import agent_names, describe
 
 HELP = ("Type the number in brackets (or the action's text, e.g. 'conquer 12'); "
         "'b' shows the board again, 'q' quits.")

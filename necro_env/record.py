@@ -10,12 +10,13 @@ A game record is the JSON-ready dict of ``env.unwrapped.record()``:
 
 Only ``format``, ``version``, ``config``, ``seed`` and ``actions`` are required; the
 others are checked when present. Same config + seed + actions = the same game, bit
-for bit. ``replay(record)`` returns a **raw env** positioned after the last recorded
-action (``env.game_state`` is the final engine state; a record of an unfinished game
-can be played on from there), with the illegal-action ending re-applied if the record
-has one. Every problem raises ``StateError`` naming it: an unknown format or version,
-an unknown config key, an action that is not an int or is illegal at step k, actions
-after the end of the game, or a result that differs from the replay.
+for bit. This module holds the format (``parse_record``), the engine-level replay
+(``replay_engine``, ``iter_replay``) and the ``replay`` subcommand; the env-level
+replay, ``necro_env.replay(record)`` (in ``necro_env.env``), returns a **raw env**
+positioned after the last recorded action, with the illegal-action ending re-applied
+if the record has one. Every problem raises ``StateError`` naming it: an unknown format
+or version, an unknown config key, an action that is not an int or is illegal at step
+k, actions after the end of the game, or a result that differs from the replay.
 """
 from __future__ import annotations
 
@@ -38,6 +39,14 @@ RECORD_VERSION = 1
 _RECORD_KEYS = {"format", "version", "env_id", "config", "options", "seed", "agents", "actions", "illegal",
                 "over", "result"}
 _REQUIRED = {"format", "version", "config", "seed", "actions"}
+
+
+def agent_names(config: GameConfig) -> list[str]:
+    """The agent name of each seat (a record's ``agents``): ``player_0`` ... and ``necromancer_0``
+    last when the scenario is on."""
+    if config.necromancer:
+        return [f"player_{i}" for i in range(config.players - 1)] + ["necromancer_0"]
+    return [f"player_{i}" for i in range(config.players)]
 
 
 def check_header(d: Any, fmt: str, version: int, what: str) -> None:
@@ -110,50 +119,6 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
         raise StateError("game record actions must be a list of ints"
                          + (f" (step {bad} is {actions[bad]!r})" if bad is not None else ""))
     return config, options, seed, actions
-
-
-def replay(record: dict):
-    """Replay a game record exactly; returns a raw env after the last action (see the module doc)."""
-    from .env import raw_env  # deferred: env imports this module
-
-    config, options, seed, actions = parse_record(record)
-    game_options = {k: v for k, v in config.to_dict().items() if k not in ("players", "hide_coins")}
-    try:
-        env = raw_env(players=config.players, **{"hide_coins": config.hide_coins, **options}, **game_options)
-    except ConfigError as e:
-        raise StateError(f"game record options: {e}") from None
-    agents = record.get("agents")
-    if agents is not None and agents != env.possible_agents:
-        raise StateError(f"game record agents {agents!r} differ from {env.possible_agents}")
-    env.reset(seed=seed)
-    st = env.game_state
-    for k, a in enumerate(actions):
-        if st.over:
-            raise StateError(f"game record action list: step {k} comes after the end of the game "
-                             f"({len(actions) - k} extra actions)")
-        try:
-            env._play(env.agent_selection, a)
-        except IllegalActionError as e:
-            raise StateError(f"game record action list: step {k} is illegal: {e}") from None
-    illegal = record.get("illegal")
-    if illegal is not None:
-        if not isinstance(illegal, dict) or set(illegal) != {"agent", "action", "message"}:
-            raise StateError(f"game record 'illegal' must be null or an illegal-action note, got {illegal!r}")
-        a = illegal["action"]
-        if st.over or illegal["agent"] != env.agent_selection or not isinstance(a, int) \
-                or a in env.game.legal_actions(st):
-            raise StateError(f"game record 'illegal' note {illegal!r} does not fit the replayed game "
-                             f"(agent to act: {env.agent_selection}, over: {bool(st.over)})")
-        env.terminate_illegal(a, illegal["message"])
-    if "over" in record and record["over"] is not None and bool(record["over"]) != bool(st.over):
-        raise StateError(f"game record says over={record['over']!r} but the replay ends with over={bool(st.over)}")
-    result = record.get("result")
-    if result is not None:
-        got = env.game.result(st)
-        if result != got:
-            diff = sorted(k for k in set(result) | set(got) if result.get(k) != got.get(k))
-            raise StateError(f"game record result differs from the replay in {diff}")
-    return env
 
 
 # ---------------------------------------------------------------------------- describing actions
@@ -229,8 +194,6 @@ def load_record(path: str) -> dict:
 def run(args: argparse.Namespace) -> int:
     record = load_record(args.file)
     config, _options, seed, _actions = parse_record(record)
-    from .env import agent_names
-
     names = agent_names(config)
     out = sys.stdout
     if args.html:  # the page replaces the text replay (--json still ends the output)
@@ -270,5 +233,5 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["replay", "parse_record", "replay_engine", "iter_replay", "describe", "check_header",
+__all__ = ["parse_record", "replay_engine", "iter_replay", "describe", "check_header", "check_keys", "agent_names",
            "add_arguments", "run", "load_record", "RECORD_FORMAT", "RECORD_VERSION"]
