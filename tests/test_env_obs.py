@@ -204,7 +204,7 @@ def test_necromancer_role_and_block() -> None:
     put(g, st, g.board.lake_neighbors[0], GHOST, 3)
     st.well[GHOST] = 2
     st.well[race_id("Orcs")] = 1
-    set_necro_powers(st, "Flying", "Hill")
+    set_necro_powers(g, st, "Flying", "Hill")
     ob = Observer(g)
     for v in range(4):
         obs = ob.observe(st, v)

@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 from stable_baselines3.common.env_checker import check_env  # noqa: E402
 
 from necro_env.game.errors import IllegalActionError, StateError  # noqa: E402
-from necro_env.wrappers import SingleSeatEnv  # noqa: E402
+from necro_env.single_seat import SingleSeatEnv  # noqa: E402
 from training.config import TrainConfig, TrainConfigError, config_from_dict, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
