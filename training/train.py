@@ -7,7 +7,7 @@ callbacks (checkpoints, evaluation, self-play snapshots) -> learn -> final save.
 
 Run directory ``<out_dir>/<name>__s<seed>/``:
     config.yaml         the config used
-    tb/                 TensorBoard logs
+    tb/                 TensorBoard logs (with the config as a "hyperparameters" table)
     checkpoints/        ckpt_<steps>.zip + ckpt_<steps>.json (resumable)
     eval.csv            periodic evaluation: steps, wins, games, win rate and its 95% interval
     snapshots/          self-play pool (when configured)
@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import random
 import shutil
 import sys
@@ -69,6 +68,22 @@ def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
+
+
+class HyperparameterTable(BaseCallback):
+    """Writes the run's config to TensorBoard as a markdown table (the "hyperparameters" text, as CleanRL does)."""
+
+    def __init__(self, cfg: TrainConfig):
+        super().__init__()
+        self.cfg = cfg
+
+    def _on_training_start(self) -> None:
+        rows = "\n".join(f"|{k}|{v}|" for k, v in self.cfg.to_dict().items())
+        self.logger.record("hyperparameters", f"|param|value|\n|-|-|\n{rows}", exclude=("stdout", "log", "json", "csv"))
+        self.logger.dump(self.model.num_timesteps)
+
+    def _on_step(self) -> bool:
+        return True
 
 
 class Checkpointer(BaseCallback):
@@ -160,15 +175,16 @@ def save_checkpoint(model: MaskablePPO, ckpt_dir: Path) -> Path:
     steps = model.num_timesteps
     base = ckpt_dir / f"ckpt_{steps:010d}"
     model.save(str(base) + ".zip")
+    numpy_rng, python_rng = np.random.get_state(), random.getstate()
     extra = {
         "num_timesteps": steps,
         "last_obs": np.asarray(model._last_obs).tolist(),
         "last_episode_starts": np.asarray(model._last_episode_starts).astype(int).tolist(),
         "env_states": model.get_env().env_method("get_state"),
         "torch_rng": torch.get_rng_state().tolist(),
-        "numpy_rng": [np.random.get_state()[0], np.random.get_state()[1].tolist(),
-                      *[int(x) if not isinstance(x, float) else x for x in np.random.get_state()[2:]]],
-        "python_rng": [random.getstate()[0], list(random.getstate()[1]), random.getstate()[2]],
+        "numpy_rng": [numpy_rng[0], numpy_rng[1].tolist(),
+                      *[int(x) if not isinstance(x, float) else x for x in numpy_rng[2:]]],
+        "python_rng": [python_rng[0], list(python_rng[1]), python_rng[2]],
     }
     tmp = Path(str(base) + ".json.tmp")
     tmp.write_text(json.dumps(extra))
@@ -225,13 +241,12 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     fns = [make_env_fn(cfg, run_dir) for _ in range(cfg.n_envs)]
     env = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
     env.seed(cfg.seed)
-    torch.set_num_threads(cfg.torch_threads)
     tb_dir = run_dir / "tb"
     base = latest_checkpoint(ckpt_dir) if resume else None
     if resume and base is None and any(ckpt_dir.glob("*")):
         raise TrainConfigError(f"no complete checkpoint in {ckpt_dir}")
     model = restore_checkpoint(base, env, cfg, tb_dir) if base is not None else build_model(cfg, env, tb_dir)
-    callbacks: list[BaseCallback] = [Checkpointer(run_dir, cfg.checkpoint_every)]
+    callbacks: list[BaseCallback] = [HyperparameterTable(cfg), Checkpointer(run_dir, cfg.checkpoint_every)]
     evaluator = Evaluator(cfg, run_dir)
     if cfg.eval_every:
         callbacks.append(evaluator)
