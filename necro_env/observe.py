@@ -486,28 +486,6 @@ def _changed(new: list | tuple, old: list | tuple) -> list[int]:
     return list(compress(range(len(new)), map(ne, new, old)))
 
 
-def _pack_counts(counts: list[int]) -> int:
-    """A list of counts as one int, a byte per entry; -1 if a count is outside 0..255.
-
-    Token counts change in a region or two per action: comparing two packed ints and
-    walking the differing bytes (``_changed_bytes``) is about twice as fast as ``_changed``."""
-    try:
-        return int.from_bytes(bytes(counts), "little")
-    except ValueError:
-        return -1
-
-
-def _changed_bytes(a: int, b: int) -> list[int]:
-    """Indices of the bytes in which two ``_pack_counts`` results differ."""
-    out = []
-    x = a ^ b
-    while x:
-        i = ((x & -x).bit_length() - 1) >> 3
-        out.append(i)
-        x &= ~(0xFF << (i << 3))
-    return out
-
-
 class Observer:
     """Fills observation vectors for one ``Game`` (one board, one seat count).
 
@@ -742,17 +720,26 @@ class Observer:
                 for r in changed:
                     rd[r, _R_OWNERSHIP] = _OWNER_TABLE[codes[occ[r]]]
             self._occ = occ[:]
-        # tokens
+        # tokens: the counts packed into one int, a byte each (-1 if one is outside 0..255); they change
+        # in a region or two per action, and walking the nonzero bytes of an XOR of two packed lists
+        # finds those regions about twice as fast as ``_changed``
         tok = st.tok
-        key, prev = _pack_counts(tok), self._tok_key
+        try:
+            key = int.from_bytes(bytes(tok), "little")
+        except ValueError:
+            key = -1
+        prev = self._tok_key
         tok_changed = 0
         if key < 0 or prev is None or prev < 0:
             np.multiply(np.fromiter(tok, np.intp, nr), _SC_TOKENS, out=rd[:nr, _R_TOKENS], casting="unsafe")
             tok_changed = -1
         elif key != prev:
-            for r in _changed_bytes(key, prev):
+            x = key ^ prev
+            while x:
+                r = ((x & -x).bit_length() - 1) >> 3
                 rd[r, _R_TOKENS] = tok[r] * _SC_TOKENS
                 tok_changed |= 1 << r
+                x &= ~(0xFF << (r << 3))
         self._tok_key = key
         # markers (copies of the State lists) and the dragon
         markers = _markers_of(st)

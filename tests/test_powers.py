@@ -574,14 +574,17 @@ def test_power_heroic_regions_are_immune_to_conquest_and_the_dragon():
     assert args(g, st, "DRAGON") == {6}
 
 
-def test_power_heroic_heroes_block_sorcerers():
-    """RULES §2.2 Heroic vs §2.1 Sorcerers: a lone token under a hero cannot be converted."""
+@pytest.mark.parametrize("power,markers", [("Heroic", ({"hero": 1}, {"hero": 1})),
+                                           ("Bivouacking", ({"encamp": 1}, {"encamp": 4}))])
+def test_power_heroic_and_bivouacking_markers_block_sorcerers(power, markers):
+    """RULES §2.2 Heroic / Bivouacking vs §2.1 Sorcerers: a lone token under a hero, or with an Encampment
+    (it counts as a token), cannot be converted."""
     g, st = board2()
     give_race(g, st, 0, "Sorcerers", "Alchemist")
-    give_race(g, st, 1, "Ratmen", "Heroic")
+    give_race(g, st, 1, "Ratmen", power)
     put(g, st, 5, "Sorcerers", 2)
-    put(g, st, 1, "Ratmen", 1, hero=1)
-    put(g, st, 2, "Ratmen", 1, hero=1)
+    put(g, st, 1, "Ratmen", 1, **markers[0])
+    put(g, st, 2, "Ratmen", 1, **markers[1])
     put(g, st, 6, "Ratmen", 1)
     begin(g, st, 0)
     assert args(g, st, "CONVERT") == {6}
@@ -651,19 +654,6 @@ def test_power_bivouacking_five_encampments_several_per_region():
     play(g, st, END_REDEPLOY)
     assert st.turn_seat == 1
     assert g.conquest_cost(st, 1) == 2 + 2 + 3
-
-
-def test_power_bivouacking_encampment_protects_against_sorcerers():
-    """RULES §2.2 Bivouacking / §2.1 Sorcerers: an Encampment counts as a token, so a lone token is safe."""
-    g, st = board2()
-    give_race(g, st, 0, "Sorcerers", "Alchemist")
-    give_race(g, st, 1, "Ratmen", "Bivouacking")
-    put(g, st, 5, "Sorcerers", 2)
-    put(g, st, 1, "Ratmen", 1, encamp=1)
-    put(g, st, 2, "Ratmen", 1, encamp=4)
-    put(g, st, 6, "Ratmen", 1)
-    begin(g, st, 0)
-    assert args(g, st, "CONVERT") == {6}
 
 
 def test_power_bivouacking_encampments_never_lost_to_an_attack():
