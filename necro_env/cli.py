@@ -21,7 +21,7 @@ PROG = "necro-env"
 
 SUBCOMMANDS = {
     "simulate": "necro_env.simulate",
-    "replay": "necro_env.record",
+    "replay": "necro_env.replay_command",
     "evaluate": "necro_env.evaluate",
     "league": "necro_env.league",
     "play": "necro_env.play",

@@ -1,4 +1,4 @@
-"""Replay a recorded game turn by turn (``necro-env replay FILE``).
+"""Game records: the format, reading and checking a record, and replaying it on the engine.
 
 A game record is the JSON-ready dict of ``env.unwrapped.record()``:
 
@@ -11,8 +11,8 @@ A game record is the JSON-ready dict of ``env.unwrapped.record()``:
 Only ``format``, ``version``, ``config``, ``seed`` and ``actions`` are required; the
 others are checked when present. Same config + seed + actions = the same game, bit
 for bit. This module holds the format (``parse_record``), the engine-level replay
-(``replay_engine``, ``iter_replay``) and the ``replay`` subcommand; the env-level
-replay, ``necro_env.replay(record)`` (in ``necro_env.env``), returns a **raw env**
+(``replay_engine``, ``iter_replay``); the ``necro-env replay`` subcommand lives in
+``replay_command.py``, and the env-level replay, ``necro_env.replay(record)`` (in ``necro_env.env``), returns a **raw env**
 positioned after the last recorded action, with the illegal-action ending re-applied
 if the record has one. Every problem raises ``StateError`` naming it: an unknown format
 or version, an unknown config key, an action that is not an int or is illegal at step
@@ -20,8 +20,6 @@ k, actions after the end of the game, or a result that differs from the replay.
 """
 from __future__ import annotations
 
-import argparse
-import io
 import json
 import sys
 from pathlib import Path
@@ -173,15 +171,7 @@ def iter_replay(record: dict) -> Iterator[tuple[int, int, int, str, tuple[int, i
         yield k, seat, a, text, before, game, st
 
 
-# ---------------------------------------------------------------------------- the CLI subcommand
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="a game record (JSON from env.unwrapped.record()); - for stdin")
-    parser.add_argument("--json", action="store_true", help="end with a one-line JSON summary")
-    parser.add_argument("--quiet", action="store_true", help="print only the per-turn summaries")
-    parser.add_argument("--html", metavar="OUT", default=None,
-                        help="write a self-contained HTML viewer of the game to OUT instead of the text replay")
-
-
+# ---------------------------------------------------------------------------- files
 def load_record(path: str) -> dict:
     """Read a record file (``-`` = stdin); ``StateError`` if it is not JSON."""
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
@@ -191,47 +181,5 @@ def load_record(path: str) -> dict:
         raise StateError(f"{path}: not a JSON game record ({e})") from None
 
 
-def run(args: argparse.Namespace) -> int:
-    record = load_record(args.file)
-    config, _options, seed, _actions = parse_record(record)
-    names = agent_names(config)
-    out = sys.stdout
-    if args.html:  # the page replaces the text replay (--json still ends the output)
-        from .viewer import write_viewer
-
-        print(f"wrote {write_viewer(record, args.html)}")
-        out = io.StringIO()
-    scenario = "Necromancer Island" if config.necromancer else "base game"
-    print(f"# {scenario}, {config.players} seats ({', '.join(names)}), seed {seed}, "
-          f"{len(record['actions'])} actions", file=out)
-    game = st = None
-    for k, seat, a, text, before, game, st in iter_replay(record):
-        if not args.quiet:
-            print(f"{k:5d}  round {before[0]:<2} {names[seat]:<14} {text}", file=out)
-        if st.over or (st.round, st.turn_seat) != before:
-            print(f"       -- round {before[0]}, end of {names[before[1]]}'s turn; coins: "
-                  + ", ".join(f"{n} {c}" for n, c in zip(names, st.coins)), file=out)
-    if game is None:
-        game = Game(config)
-        st = game.new_state(seed)
-    res = game.result(st)
-    if res["over"]:
-        winners = [names[s] for s in res["winners"]]
-        print(f"# game over after {res['rounds_played']} rounds: winner(s) {', '.join(winners)}", file=out)
-    else:
-        print(f"# the record stops before the end (round {st.round}, {names[st.decider]} to act)", file=out)
-    if record.get("illegal"):
-        print(f"# ended by an illegal action: {record['illegal']}", file=out)
-    if args.json:
-        summary = {
-            "seed": seed, "players": config.players, "necromancer": config.necromancer,
-            "decisions": len(record["actions"]), "over": res["over"], "rounds_played": res["rounds_played"],
-            "winners": [names[s] for s in res["winners"]], "necromancer_won": res["necromancer_won"],
-            "coins": dict(zip(names, res["coins"])), "ghost_curve": res["ghost_curve"],
-        }
-        print(json.dumps(summary, sort_keys=True))
-    return 0
-
-
 __all__ = ["parse_record", "replay_engine", "iter_replay", "describe", "check_header", "check_keys", "agent_names",
-           "add_arguments", "run", "load_record", "RECORD_FORMAT", "RECORD_VERSION"]
+           "load_record", "RECORD_FORMAT", "RECORD_VERSION"]

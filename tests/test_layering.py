@@ -26,10 +26,12 @@ LAYER_OF = {
     "necro_env.versions": "base",        # env id and version history
     "necro_env.stats": "base",           # confidence intervals
     "necro_env.cli_args": "base",        # argparse helpers shared by the subcommands
+    "necro_env.record": "record",        # game records and their engine replay
+    "necro_env.saved_games": "record",   # writing records of engine games
     "necro_env.observe": "view",         # state -> observation vectors
     "necro_env.render": "view",          # state -> text / pictures
     "necro_env.rewards": "view",         # state -> rewards
-    "necro_env.record": "record",        # game records, engine replay, the replay subcommand
+    "necro_env.viewer": "view",          # records -> HTML pages (and the palette/layout render uses)
     "necro_env.env": "env",              # the PettingZoo AEC env
     "necro_env.agents": "agents",        # scripted and loaded policies
     "necro_env.single_seat": "tools",    # the single-seat Gymnasium env
@@ -38,6 +40,7 @@ LAYER_OF = {
     "necro_env.evaluate": "tools",
     "necro_env.league": "tools",
     "necro_env.play": "tools",
+    "necro_env.replay_command": "tools",
     "necro_env.cli": "cli",              # imports every subcommand by name
     "necro_env": "root",                 # the package: binds env/raw_env/replay, registers with PettingZoo
 }
@@ -45,9 +48,9 @@ LAYER_OF = {
 ALLOWED = {
     "engine": {"engine"},
     "base": {"engine", "base"},
-    "view": {"engine", "base"},
-    "record": {"engine", "base"},
-    "env": {"engine", "base", "view", "record"},
+    "record": {"engine", "base", "record"},
+    "view": {"engine", "base", "record", "view"},
+    "env": {"engine", "base", "record", "view"},
     "agents": {"engine", "base", "view", "agents"},
     "tools": {"engine", "base", "view", "record", "env", "agents", "tools"},
     "cli": {"engine", "base", "view", "record", "env", "agents", "tools", "root"},
@@ -107,9 +110,10 @@ def imported_names(source: str, module: str, is_package: bool) -> set[str]:
     return names
 
 
-def internal_imports(names: set[str]) -> set[str]:
+def internal_imports(names: set[str], importer: str = "") -> set[str]:
     """The necro_env modules among imported names (``from pkg import name`` -> the submodule if
-    ``name`` is one, else ``pkg`` itself)."""
+    ``name`` is one, else ``pkg`` itself), with the packages that importing them runs first
+    (``a.b.c`` runs ``a.b/__init__``; not the root, nor a package ``importer`` is part of)."""
     out = set()
     for name in names:
         if name.split(".")[0] != "necro_env":
@@ -117,6 +121,10 @@ def internal_imports(names: set[str]) -> set[str]:
         while name not in MODULES:  # an attribute of a module: drop the last part
             name = name.rsplit(".", 1)[0]
         out.add(name)
+        parent = name.rsplit(".", 1)[0]
+        while "." in parent and not (importer == parent or importer.startswith(parent + ".")):
+            out.add(parent)
+            parent = parent.rsplit(".", 1)[0]
     return out
 
 
@@ -133,7 +141,7 @@ def violations(module: str, names: set[str]) -> list[str]:
         top = name.split(".")[0]
         if top in FORBIDDEN_LIBRARIES.get(layer, ()) or top == "training":
             bad.append(name)
-    for target in sorted(internal_imports(names)):
+    for target in sorted(internal_imports(names, module)):
         if target != module and layer_of(target) not in ALLOWED[layer]:
             bad.append(f"{target} ({layer_of(target)})")
     return bad
@@ -144,7 +152,7 @@ def import_graph() -> dict[str, set[str]]:
     graph = {}
     for module, path in MODULES.items():
         names = imported_names(path.read_text(encoding="utf-8"), module, path.name == "__init__.py")
-        graph[module] = internal_imports(names) - {module}
+        graph[module] = internal_imports(names, module) - {module}
     return graph
 
 
@@ -232,10 +240,14 @@ def test_checker_catches_forbidden_imports() -> None:
     # Relative imports inside the engine resolve to the engine, not to forbidden layers.
     ok = imported_names("from . import board\nfrom .errors import ConfigError\n", "necro_env.game.engine", False)
     assert violations("necro_env.game.engine", ok) == []
-    assert internal_imports(ok) == {"necro_env.game.board", "necro_env.game.errors"}
+    assert internal_imports(ok, "necro_env.game.engine") == {"necro_env.game.board", "necro_env.game.errors"}
     # A lazy import of the env from the observer, and of a subcommand from the record module.
     assert violations("necro_env.observe", {"necro_env.env.raw_env"}) == ["necro_env.env (env)"]
     assert violations("necro_env.record", {"necro_env.cli"}) == ["necro_env.cli (cli)"]
+    # Importing a package's module runs the package first: that is an import of the package too.
+    assert internal_imports({"necro_env.agents.base.View"}, "necro_env.observe") == {
+        "necro_env.agents.base", "necro_env.agents"}
+    assert internal_imports({"necro_env.agents.registry"}, "necro_env.agents.base") == {"necro_env.agents.registry"}
     assert violations("necro_env.env", {"torch"}) == ["torch"]
     assert violations("necro_env.agents.greedy", {"training.train"}) == ["training.train"]
 
