@@ -12,8 +12,7 @@ Retired versions stay registered only to fail with a message naming their succes
 
 __version__ = "0.1.0"
 
-from .env import ENV_ID, env, raw_env  # noqa: E402  (binds necro_env.env to the function, not the module)
-from .record import replay  # noqa: E402
+from .env import ENV_ID, env, raw_env, replay  # noqa: E402  (binds necro_env.env to the function, not the module)
 from .versions import RETIRED_ENV_IDS  # noqa: E402
 
 

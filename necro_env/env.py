@@ -178,19 +178,19 @@ from .game import NUM_ACTIONS, Game, GameConfig, State
 from .game.errors import ConfigError, IllegalActionError, NecroEnvError, StateError, short_repr
 from .observe import OBS_HIGH, OBS_SIZE, Observer
 from .record import (
-    RECORD_FORMAT, RECORD_VERSION, apply_all, check_actions, check_header, check_illegal_note, check_json,
-    check_keys, generator_from_state, is_int,
+    RECORD_FORMAT, RECORD_VERSION, agent_names, apply_all, check_actions, check_header, check_illegal_note,
+    check_json, check_keys, generator_from_state, is_int, parse_record,
+)
+from .rewards import (
+    ILLEGAL_ACTION_MODES, ILLEGAL_REWARD, REWARD_SCHEMES, check_illegal_mode, check_reward_scheme, coins_reward,
+    terminal_rewards,
 )
 
 __doc__ = __doc__.replace("{version_history}", "\n".join(f"* {v}: {text}" for v, text in versions.VERSION_HISTORY))
 ENV_ID = versions.ENV_ID
 ENV_NAME = versions.ENV_NAME
-REWARD_SCHEMES = ("win", "rank", "coins")
-ILLEGAL_ACTION_MODES = ("terminate", "raise")
 STATE_FORMAT = "necro_env/env_state"
 STATE_VERSION = 1
-COINS_SCALE = 0.1
-ILLEGAL_REWARD = -1.0
 _CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(GameConfig))
 _INT_TYPES = (int, np.integer)
 
@@ -223,16 +223,8 @@ def make_config(players: int = 4, **game_options: Any) -> GameConfig:
     return GameConfig(players=players, **{"skip_forced": True, **game_options})
 
 
-def agent_names(config: GameConfig) -> list[str]:
-    """``player_0`` ... and ``necromancer_0`` last (when the scenario is on)."""
-    if config.necromancer:
-        return [f"player_{i}" for i in range(config.players - 1)] + ["necromancer_0"]
-    return [f"player_{i}" for i in range(config.players)]
-
-
 def _check_options(reward: Any, hide_coins: Any, hide_necro_reserve: Any, render_mode: Any) -> None:
-    if reward not in REWARD_SCHEMES:
-        raise ConfigError(f"unknown reward scheme {short_repr(reward)}; allowed: {', '.join(map(repr, REWARD_SCHEMES))}")
+    check_reward_scheme(reward)
     for name, value in (("hide_coins", hide_coins), ("hide_necro_reserve", hide_necro_reserve)):
         if not isinstance(value, (bool, np.bool_)):
             raise ConfigError(f"{name} must be a bool, got {short_repr(value)}")
@@ -478,7 +470,7 @@ class raw_env(AECEnv):
             prev = self._prev_coins
             if coins != prev:
                 for s, a in enumerate(self._seat_agent):
-                    r = (coins[s] - prev[s]) * COINS_SCALE
+                    r = coins_reward(coins[s] - prev[s])
                     rewards[a] = r
                     cum[a] += r
                 self._prev_coins = coins[:]
@@ -498,15 +490,9 @@ class raw_env(AECEnv):
         """The game just ended: terminal rewards, infos, every agent terminated."""
         st = self._st
         res = self.game.result(st)
-        if self.reward_scheme == "win":
-            won = set(res["winners"])
-            for s, a in enumerate(self._seat_agent):
-                r = 1.0 if s in won else -1.0
-                self.rewards[a] = r
-                self._cumulative_rewards[a] += r
-        elif self.reward_scheme == "rank":
-            for s, r in enumerate(self._rank_rewards(st, res)):
-                a = self._seat_agent[s]
+        final = terminal_rewards(self.game, st, self.reward_scheme)
+        if final is not None:
+            for a, r in zip(self._seat_agent, final):
                 self.rewards[a] = r
                 self._cumulative_rewards[a] += r
         self._rewards_dirty = True
@@ -516,10 +502,6 @@ class raw_env(AECEnv):
             self.terminations[a] = True
             self.infos[a] = _jsonable(res)
         self._deads_step_first()
-
-    def _rank_rewards(self, st: State, res: dict) -> list[float]:
-        """Standing of every seat scaled to [-1, 1] (``Game.rank_scores``)."""
-        return self.game.rank_scores(st)
 
     def terminate_illegal(self, action: int, message: str, reward: float = ILLEGAL_REWARD) -> None:
         """End the game because ``agent_selection`` chose the illegal ``action`` (TerminateIllegalWrapper style)."""
@@ -799,9 +781,7 @@ class NecroEnvWrapper(OrderEnforcingWrapper):
     """
 
     def __init__(self, env: raw_env, illegal_action: str = "terminate") -> None:
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ConfigError(f"unknown illegal_action {illegal_action!r}; allowed: "
-                              + ", ".join(map(repr, ILLEGAL_ACTION_MODES)))
+        check_illegal_mode(illegal_action)
         super().__init__(env)
         self._raw = env
         self.illegal_action = illegal_action
@@ -948,14 +928,48 @@ class NecroEnvWrapper(OrderEnforcingWrapper):
 def env(players: int = 4, render_mode: str | None = None, reward: str = "win", illegal_action: str = "terminate",
         **kwargs: Any) -> NecroEnvWrapper:
     """The wrapped env (see the module docstring for every argument)."""
-    if illegal_action not in ILLEGAL_ACTION_MODES:
-        raise ConfigError(f"unknown illegal_action {illegal_action!r}; allowed: "
-                          + ", ".join(map(repr, ILLEGAL_ACTION_MODES)))
+    check_illegal_mode(illegal_action)
     return NecroEnvWrapper(raw_env(players=players, render_mode=render_mode, reward=reward, **kwargs),
                            illegal_action=illegal_action)
 
 
+def replay(record: dict) -> raw_env:
+    """Replay a game record (``necro_env.record``'s format) exactly; returns a raw env after its last
+    action (``game_state`` is the final engine state; an unfinished game can be played on from there),
+    with the illegal-action ending re-applied if the record has one. ``StateError`` names any problem:
+    besides the format's checks (``parse_record``), ``over``, ``result``, ``agents`` or the
+    illegal-action note differing from the replay (``necro-env replay`` exits 1 on such a record)."""
+    config, options, seed, actions = parse_record(record)
+    game_options = {k: v for k, v in config.to_dict().items() if k not in ("players", "hide_coins")}
+    try:
+        raw = raw_env(players=config.players, **{"hide_coins": config.hide_coins, **options}, **game_options)
+    except ConfigError as e:
+        raise StateError(f"game record options: {e}") from None
+    agents = record.get("agents")
+    if agents is not None and agents != raw.possible_agents:
+        raise StateError(f"game record agents {short_repr(agents)} differ from {raw.possible_agents}")
+    over = record.get("over")
+    if over is not None and not isinstance(over, bool):
+        raise StateError(f"game record 'over' must be true, false or null, got {short_repr(over)}")
+    result = record.get("result")
+    if result is not None and not isinstance(result, dict):
+        raise StateError(f"game record 'result' must be null or an object (game.result()), got {short_repr(result)}")
+    illegal = check_illegal_note(record.get("illegal"), raw.possible_agents, "game record")
+    raw.reset(seed=seed)
+    raw.apply_recorded(actions, illegal, "game record")
+    st = raw.game_state
+    if over is not None and over != bool(st.over):
+        raise StateError(f"game record says over={over} but the replay ends with over={bool(st.over)}")
+    if result is not None:
+        got = raw.game.result(st)
+        if result != got:
+            diff = sorted(k for k in set(result) | set(got) if result.get(k) != got.get(k))
+            raise StateError(f"game record result differs from the replay in {diff}")
+    return raw
+
+
 env.__doc__ = "The wrapped env.\n\n" + (__doc__ or "")
 
-__all__ = ["env", "raw_env", "NecroEnvWrapper", "ENV_ID", "ENV_NAME", "REWARD_SCHEMES", "ILLEGAL_ACTION_MODES",
-           "EnvUsageError", "GameOverError", "InvalidActionError", "UnknownAgentError", "make_config", "agent_names"]
+__all__ = ["env", "raw_env", "replay", "NecroEnvWrapper", "ENV_ID", "ENV_NAME", "REWARD_SCHEMES",
+           "ILLEGAL_ACTION_MODES", "EnvUsageError", "GameOverError", "InvalidActionError", "UnknownAgentError",
+           "make_config", "agent_names"]

@@ -474,7 +474,7 @@ def write_plots(summary: dict[str, Any], directory: str) -> list[str]:
 
 # ---------------------------------------------------------------------------------- command line
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .cli import add_trust_argument, nonneg_int, positive_int
+    from .cli_args import add_trust_argument, nonneg_int, positive_int
     from .saved_games import add_save_games_argument
 
     parser.add_argument("--players", type=int, default=4,

@@ -272,7 +272,7 @@ def write_plot(summary: dict[str, Any], directory: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .cli import add_trust_argument, nonneg_int, positive_int
+    from .cli_args import add_trust_argument, nonneg_int, positive_int
 
     parser.add_argument("config", metavar="CONFIG.yaml", help="league config (see configs/league_example.yaml)")
     parser.add_argument("--games", type=positive_int, default=None, help="override the config's games")

@@ -16,13 +16,16 @@ view for centralised critics: absolute seat order (seat 0 = player_0 in slot 0),
 coins and the Necromancer's reserve revealed, no viewer (the viewer flags
 ``own_turn``, ``viewer_decides``, ``defending``, ``viewer_is_necromancer`` are 0).
 
-Scales (so that typical values lie in 0..1): tokens /10, coins /50, hand and tray
-/20, region counts /16, Ghost counts /14, purchase price /20. ``OBS_HIGH`` holds a
-generous upper bound per entry (used by the env's ``Box``).
+Scales: every count is divided by a fixed divisor so that typical values lie in 0..1
+(``SCALES``; written ``/d`` in the tables below); features without one are 0/1 flags,
+one-hots or (region ``encampments``) a plain count, and ``glob.round_frac`` is the round
+divided by the game's number of turns. ``OBS_HIGH`` holds a generous upper bound per
+entry (used by the env's ``Box``).
 
 Layout. Blocks with rows (one row per region, seat slot or column slot) list the
 columns of a row; ``OFFSETS`` gives ``(start, length)`` of every block and of every
-flat feature; ``REGION_STATIC_COLS`` etc. give ``(column, width)`` inside a row.
+flat feature; ``REGION_STATIC_COLS``, ``REGION_COLS``, ``SEAT_COLS`` and ``COMBO_COLS``
+give ``(column, width)`` inside a row.
 
     block            start  length  rows x cols
     region_static        0     720    48 x 15
@@ -33,69 +36,88 @@ flat feature; ``REGION_STATIC_COLS`` etc. give ``(column, width)`` inside a row.
     glob              2415     100    flat
     OBS_SIZE = 2515
 
-    region_static columns: exists 0, terrain one-hot 1-7 (farmland forest hill swamp
-        mountain sea lake; the mountain's +1 defence is terrain 5th column), mine 8,
-        magic 9, cavern 10, border 11, first_conquest 12, coastal 13, lake_neighbour 14
-    region columns: owner relative seat one-hot 0-5, lost_tribe 6, ghost 7, active 8
-        (an active race or the Ghosts), declined 9, tokens/10 10, lair 11, fortress 12,
-        encampments 13 (count), hole 14, hero 15, dragon 16
-    seat columns: present 0, necromancer 1, coins/50 2, coins_visible 3, hand/20 4
-        (tokens in hand of the active race), tray/20 5 (its tokens left in the box),
-        active_regions/16 6, declined_regions/16 7, active race one-hot 8-21, active
-        powers multi-hot 22-41, declined races multi-hot 42-55, spirit_decline 56,
-        pact_with one-hot 57-62 (Diplomat: the relative seat that may not attack this
-        seat's active race), turn_seat 63, decider 64, attacked_this_turn 65,
-        converted_this_turn 66
-    combo columns: present 0, race one-hot 1-14, power one-hot 15-34, coins/5 35,
-        tokens_at_pickup/20 36
-    necro (flat, by name in OFFSETS): scenario, viewer_is_necromancer, reserve,
-        island, well_ghosts, well_others, souls, ghosts_in_play, price (of his next
-        purchase: powers in use + Ghosts on the map, the Island and in his hand),
-        bought_ghosts, bought_powers, reserve_powers_left, ghosts_removed,
-        island_returnable (Ghosts he may still put back on the Island this redeployment,
-        RULES A14; 0 outside his turn), powers_in_use (20),
-        reserve_powers (5 slots x 20 one-hot, hidden), drawn_powers (6 slots x 20
-        one-hot, hidden), reserve_visible
+Row columns (name, column(s), divisor):
+
+    region_static exists 0, terrain 1-7, mine 8, magic 9, cavern 10, border 11, first_conquest 12,
+                  coastal 13, lake_neighbour 14
+    region        owner 0-5, lost_tribe 6, ghost 7, active 8, declined 9, tokens 10 /10, lair 11,
+                  fortress 12, encampments 13, hole 14, hero 15, dragon 16
+    seat          present 0, necromancer 1, coins 2 /50, coins_visible 3, hand 4 /20, tray 5 /20,
+                  active_regions 6 /16, declined_regions 7 /16, active_race 8-21,
+                  active_powers 22-41, declined_races 42-55, spirit_decline 56, pact_with 57-62,
+                  turn_seat 63, decider 64, attacked 65, converted 66
+    combo         present 0, race 1-14, power 15-34, coins 35 /5, tokens 36 /20
+
+What they hold:
+
+    region_static: exists; terrain one-hot (farmland forest hill swamp mountain sea lake;
+        the mountain's +1 defence is the terrain's 5th column); mine, magic, cavern; border
+        (touches the board's outer edge); first_conquest (RULES §1.6); coastal (next to a sea
+        or the lake); lake_neighbour.
+    region: owner = the owning seat relative to the viewer, one-hot (also for the Ghosts,
+        owned by the Necromancer; none for the Lost Tribe); lost_tribe; ghost; active (an
+        active race or the Ghosts); declined; tokens; lair, fortress, encampments (count),
+        hole, hero, dragon markers.
+    seat (slot k = the k-th seat clockwise from the viewer; slots past the seat count are
+        all 0): present; necromancer (the role); coins; coins_visible (0 for the others'
+        coins under ``hide_coins``); hand (tokens in hand of its active race); tray (that
+        race's tokens left in the box); active_regions, declined_regions (regions held by
+        its active race / its in-decline races); active_race one-hot (none for the
+        Ghosts); active_powers multi-hot; declined_races multi-hot (the Spirit one
+        included); spirit_decline; pact_with one-hot (Diplomat: the relative seat that may
+        not attack this seat's active race); turn_seat, decider (none once the game is
+        over); attacked_this_turn, converted_this_turn.
+    combo (slot j = combo j of the column, 0 = free): present, race one-hot, power
+        one-hot, coins on it, tokens_at_pickup (what taking it gives).
+    necro (flat, by name in OFFSETS; all 0 in the base game except reserve_visible in
+        ``state_vector``): scenario, viewer_is_necromancer, reserve (his Ghosts in the
+        box), island, well_ghosts, well_others (other tokens in the Well), souls,
+        ghosts_in_play (regions + Island), price (of his next purchase: powers in use +
+        Ghosts on the map, the Island and in his hand), bought_ghosts, bought_powers,
+        reserve_powers_left, ghosts_removed, island_returnable (Ghosts he may still put back
+        on the Island this redeployment, RULES A14; 0 outside his turn), powers_in_use
+        (20), reserve_powers (5 slots x 20 one-hot, hidden), drawn_powers (6 slots x 20
+        one-hot, hidden), reserve_visible (0 where the badges are hidden).
     glob (flat): round_frac, last_round, game_turns, seats_onehot (5: 2..6 seats),
         board_onehot (4: boards 2..5), phase_onehot (9, ``Phase``), own_turn,
         viewer_decides, defending, turn_seat_rel (6), decider_rel (6), turn_order (6:
         one-hot of the viewer's place in the round, 0 = it starts the round; all 0 in
-        ``state_vector``),
-        berserk_pending, berserk_roll (4: 0..3), last_die, die_rolled, acting_hand,
-        hold, ghoul_segment, started (3), picked, placed, dragon_used, fort_used,
-        hero_pool, encamp_pool, nonempty, holes_placed, cur_race (16 occupants),
-        defend_race (16), amazon_held, races_in_deck, powers_in_deck, over,
+        ``state_vector``), berserk_pending, berserk_roll (4: 0..3), last_die (0 before
+        any roll), die_rolled, acting_hand, hold, ghoul_segment, started (3: nothing yet,
+        abandoned, conquered), picked, placed, dragon_used, fort_used, hero_pool,
+        encamp_pool, nonempty, holes_placed, cur_race (16 occupants), defend_race (16),
+        amazon_held, races_in_deck, powers_in_deck (the deck and the discard), over,
         victory_anytime
 
-Flat features (name, start, length):
+Flat features (name, start, length, divisor):
 
-    necro.scenario               2160  1   necro.viewer_is_necromancer  2161  1
-    necro.reserve                2162  1   necro.island                 2163  1
-    necro.well_ghosts            2164  1   necro.well_others            2165  1
-    necro.souls                  2166  1   necro.ghosts_in_play         2167  1
-    necro.price                  2168  1   necro.bought_ghosts          2169  1
-    necro.bought_powers          2170  1   necro.reserve_powers_left    2171  1
-    necro.ghosts_removed         2172  1   necro.island_returnable      2173  1
-    necro.powers_in_use          2174 20   necro.reserve_powers         2194 100
-    necro.drawn_powers           2294 120   necro.reserve_visible        2414  1
-    glob.round_frac              2415  1   glob.last_round              2416  1
-    glob.game_turns              2417  1   glob.seats_onehot            2418  5
-    glob.board_onehot            2423  4   glob.phase_onehot            2427  9
-    glob.own_turn                2436  1   glob.viewer_decides          2437  1
-    glob.defending               2438  1   glob.turn_seat_rel           2439  6
-    glob.decider_rel             2445  6   glob.turn_order              2451  6
-    glob.berserk_pending         2457  1   glob.berserk_roll            2458  4
-    glob.last_die                2462  1   glob.die_rolled              2463  1
-    glob.acting_hand             2464  1   glob.hold                    2465  1
-    glob.ghoul_segment           2466  1   glob.started                 2467  3
-    glob.picked                  2470  1   glob.placed                  2471  1
-    glob.dragon_used             2472  1   glob.fort_used               2473  1
-    glob.hero_pool               2474  1   glob.encamp_pool             2475  1
-    glob.nonempty                2476  1   glob.holes_placed            2477  1
-    glob.cur_race                2478 16   glob.defend_race             2494 16
-    glob.amazon_held             2510  1   glob.races_in_deck           2511  1
-    glob.powers_in_deck          2512  1   glob.over                    2513  1
-    glob.victory_anytime         2514  1
+    necro.scenario               2160   1       necro.viewer_is_necromancer  2161   1
+    necro.reserve                2162   1 /14   necro.island                 2163   1 /14
+    necro.well_ghosts            2164   1 /14   necro.well_others            2165   1 /20
+    necro.souls                  2166   1 /4    necro.ghosts_in_play         2167   1 /14
+    necro.price                  2168   1 /20   necro.bought_ghosts          2169   1 /14
+    necro.bought_powers          2170   1 /5    necro.reserve_powers_left    2171   1 /5
+    necro.ghosts_removed         2172   1 /2    necro.island_returnable      2173   1 /14
+    necro.powers_in_use          2174  20       necro.reserve_powers         2194 100
+    necro.drawn_powers           2294 120       necro.reserve_visible        2414   1
+    glob.round_frac              2415   1       glob.last_round              2416   1
+    glob.game_turns              2417   1 /10   glob.seats_onehot            2418   5
+    glob.board_onehot            2423   4       glob.phase_onehot            2427   9
+    glob.own_turn                2436   1       glob.viewer_decides          2437   1
+    glob.defending               2438   1       glob.turn_seat_rel           2439   6
+    glob.decider_rel             2445   6       glob.turn_order              2451   6
+    glob.berserk_pending         2457   1       glob.berserk_roll            2458   4
+    glob.last_die                2462   1 /3    glob.die_rolled              2463   1
+    glob.acting_hand             2464   1 /20   glob.hold                    2465   1 /4
+    glob.ghoul_segment           2466   1       glob.started                 2467   3
+    glob.picked                  2470   1       glob.placed                  2471   1
+    glob.dragon_used             2472   1       glob.fort_used               2473   1
+    glob.hero_pool               2474   1 /2    glob.encamp_pool             2475   1 /5
+    glob.nonempty                2476   1 /10   glob.holes_placed            2477   1 /2
+    glob.cur_race                2478  16       glob.defend_race             2494  16
+    glob.amazon_held             2510   1 /4    glob.races_in_deck           2511   1 /14
+    glob.powers_in_deck          2512   1 /20   glob.over                    2513   1
+    glob.victory_anytime         2514   1
 
 "own_turn" = it is the viewer's turn; "viewer_decides" = the viewer must decide now;
 "defending" = the viewer decides outside its turn (a defender placing survivors, or
@@ -105,16 +127,14 @@ that acts now (the defender's race while defending).
 from __future__ import annotations
 
 from itertools import compress
-from operator import ne
+from operator import attrgetter, ne
 
 import numpy as np
 
 from .game import Game, Phase, State
 from .game.board import MAX_REGIONS
+from .game.catalog import GHOST, NUM_OCCUPANTS, NUM_POWERS, NUM_RACES, tokens_at_pickup
 from .game.engine import bits as _bits
-from .game.catalog import (
-    GHOST, NUM_OCCUPANTS, NUM_POWERS, NUM_RACES, tokens_at_pickup,
-)
 from .game.state import ACTIVE, DECLINED, GHOSTLY, TRIBE
 
 MAX_SEATS = 6
@@ -122,17 +142,16 @@ R = MAX_REGIONS
 NUM_PHASES = len(Phase)
 
 # ----------------------------------------------------------------- column tables
+# name -> (column, width) inside one row of a block; the widths are the tables' sums.
 REGION_STATIC_COLS = {
     "exists": (0, 1), "terrain": (1, 7), "mine": (8, 1), "magic": (9, 1), "cavern": (10, 1),
     "border": (11, 1), "first_conquest": (12, 1), "coastal": (13, 1), "lake_neighbour": (14, 1),
 }
-RS_W = 15
 REGION_COLS = {
-    "owner": (0, 6), "lost_tribe": (6, 1), "ghost": (7, 1), "active": (8, 1), "declined": (9, 1),
+    "owner": (0, MAX_SEATS), "lost_tribe": (6, 1), "ghost": (7, 1), "active": (8, 1), "declined": (9, 1),
     "tokens": (10, 1), "lair": (11, 1), "fortress": (12, 1), "encampments": (13, 1),
     "hole": (14, 1), "hero": (15, 1), "dragon": (16, 1),
 }
-RD_W = 17
 SEAT_COLS = {
     "present": (0, 1), "necromancer": (1, 1), "coins": (2, 1), "coins_visible": (3, 1), "hand": (4, 1),
     "tray": (5, 1), "active_regions": (6, 1), "declined_regions": (7, 1), "active_race": (8, NUM_RACES),
@@ -140,10 +159,8 @@ SEAT_COLS = {
     "pact_with": (57, MAX_SEATS), "turn_seat": (63, 1), "decider": (64, 1), "attacked": (65, 1),
     "converted": (66, 1),
 }
-SEAT_W = 67
 COMBO_COLS = {"present": (0, 1), "race": (1, NUM_RACES), "power": (15, NUM_POWERS), "coins": (35, 1),
               "tokens": (36, 1)}
-COMBO_W = 37
 COLUMN_SLOTS = 6
 
 # One power one-hot per reserve slot / drawn slot, so BUY_POWER k and NECRO_START k can be
@@ -169,6 +186,40 @@ _GLOB_FEATURES = (
     ("over", 1), ("victory_anytime", 1),
 )
 
+#: Divisor of every scaled feature ("block.feature"): the observation holds the count / divisor.
+#: Features not listed are 0/1 flags, one-hots or (region ``encampments``) a plain count;
+#: ``glob.round_frac`` is the round / the game's number of turns.
+SCALES = {
+    "region.tokens": 10,
+    "seat.coins": 50, "seat.hand": 20, "seat.tray": 20, "seat.active_regions": 16, "seat.declined_regions": 16,
+    "combo.coins": 5, "combo.tokens": 20,
+    "necro.reserve": 14, "necro.island": 14, "necro.well_ghosts": 14, "necro.well_others": 20,
+    "necro.souls": 4, "necro.ghosts_in_play": 14, "necro.price": 20, "necro.bought_ghosts": 14,
+    "necro.bought_powers": 5, "necro.reserve_powers_left": 5, "necro.ghosts_removed": 2,
+    "necro.island_returnable": 14,
+    "glob.game_turns": 10, "glob.last_die": 3, "glob.acting_hand": 20, "glob.hold": 4, "glob.hero_pool": 2,
+    "glob.encamp_pool": 5, "glob.nonempty": 10, "glob.holes_placed": 2, "glob.amazon_held": 4,
+    "glob.races_in_deck": NUM_RACES, "glob.powers_in_deck": NUM_POWERS,
+}
+
+
+def _row_width(cols: dict[str, tuple[int, int]], block: str) -> int:
+    """Columns of one row; ImportError unless the table tiles ``0..width-1`` exactly."""
+    pos = 0
+    for name, (c, w) in cols.items():
+        if c != pos:
+            raise ImportError(f"{block} column {name!r} starts at {c}, expected {pos} (the table must tile the row)")
+        pos += w
+    return pos
+
+
+RS_W = _row_width(REGION_STATIC_COLS, "region_static")
+RD_W = _row_width(REGION_COLS, "region")
+SEAT_W = _row_width(SEAT_COLS, "seat")
+COMBO_W = _row_width(COMBO_COLS, "combo")
+ROW_TABLES = {"region_static": REGION_STATIC_COLS, "region": REGION_COLS, "seat": SEAT_COLS, "combo": COMBO_COLS}
+ROW_WIDTHS = {"region_static": RS_W, "region": RD_W, "seat": SEAT_W, "combo": COMBO_W}
+
 
 def _build_offsets() -> tuple[dict[str, tuple[int, int]], int]:
     offsets: dict[str, tuple[int, int]] = {}
@@ -188,6 +239,10 @@ def _build_offsets() -> tuple[dict[str, tuple[int, int]], int]:
 
 #: name -> (start, length): the blocks and every flat feature of the necro and glob blocks.
 OFFSETS, OBS_SIZE = _build_offsets()
+for _name in SCALES:
+    _block, _feat = _name.split(".")
+    if _name not in OFFSETS and _feat not in ROW_TABLES.get(_block, {}):
+        raise ImportError(f"SCALES names {_name!r}, which is not a feature")
 
 
 def offsets_table() -> str:
@@ -201,12 +256,35 @@ def offsets_table() -> str:
     return "\n".join(lines)
 
 
+def _scale_note(name: str) -> str:
+    return f" /{SCALES[name]}" if name in SCALES else ""
+
+
+def columns_table(width: int = 96) -> str:
+    """The columns of every row block (``*_COLS`` tables) with their divisors, as in the module docstring."""
+    lines = []
+    for block, cols in ROW_TABLES.items():
+        cells = []
+        for name, (c, w) in cols.items():
+            span = f"{c}" if w == 1 else f"{c}-{c + w - 1}"
+            cells.append(f"{name} {span}{_scale_note(f'{block}.{name}')}")
+        line = f"{block:<14}"
+        for i, cell in enumerate(cells):
+            piece = cell + ("," if i < len(cells) - 1 else "")
+            if len(line) + 1 + len(piece) > width and line.strip():
+                lines.append(line.rstrip())
+                line = " " * 14
+            line += ("" if line.endswith(" ") or not line.strip() else " ") + piece
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
 def features_table() -> str:
-    """Every flat feature of the necro and glob blocks with its offset (``OFFSETS`` entries)."""
+    """Every flat feature of the necro and glob blocks with its offset (``OFFSETS`` entries) and divisor."""
     lines = []
     for block in ("necro", "glob"):
         items = [(k, v) for k, v in OFFSETS.items() if k.startswith(block + ".")]
-        cells = [f"{k:<28}{s:>5} {n:>2}" for k, (s, n) in items]
+        cells = [f"{k:<28}{s:>5} {n:>3}{_scale_note(k):<4}" for k, (s, n) in items]
         for i in range(0, len(cells), 2):
             lines.append("   ".join(cells[i:i + 2]).rstrip())
     return "\n".join(lines)
@@ -216,18 +294,18 @@ def _build_high() -> np.ndarray:
     """Generous per-entry upper bounds (all features are >= 0)."""
     high = np.ones(OBS_SIZE, dtype=np.float32)
 
-    def rows(block: str, width: int, cols: dict, name: str, value: float) -> None:
+    def rows(block: str, name: str, value: float) -> None:
         s, n = OFFSETS[block]
-        c, w = cols[name]
-        view = high[s:s + n].reshape(-1, width)
+        c, w = ROW_TABLES[block][name]
+        view = high[s:s + n].reshape(-1, ROW_WIDTHS[block])
         view[:, c:c + w] = value
 
-    rows("region", RD_W, REGION_COLS, "tokens", 5.0)        # 50 tokens
-    rows("region", RD_W, REGION_COLS, "encampments", 5.0)
-    rows("seat", SEAT_W, SEAT_COLS, "coins", 100.0)         # 5000 coins
+    rows("region", "tokens", 5.0)        # 50 tokens
+    rows("region", "encampments", 5.0)
+    rows("seat", "coins", 100.0)         # 5000 coins
     for name in ("hand", "tray", "active_regions", "declined_regions"):
-        rows("seat", SEAT_W, SEAT_COLS, name, 5.0)
-    rows("combo", COMBO_W, COMBO_COLS, "coins", 10.0)       # 50 coins on one combo
+        rows("seat", name, 5.0)
+    rows("combo", "coins", 10.0)       # 50 coins on one combo
     for name in ("reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
                  "bought_ghosts", "bought_powers", "ghosts_removed", "reserve_powers_left"):
         s, n = OFFSETS[f"necro.{name}"]
@@ -241,100 +319,170 @@ def _build_high() -> np.ndarray:
 
 OBS_HIGH = _build_high()
 
-# Flat positions used on the hot path.
+# ================================================================= the writer's positions
+# Everything below is derived from the tables above at import; the writer uses no other number.
+_SC = {name: 1 / d for name, d in SCALES.items()}  # multipliers (x * (1/d) == x / d in float32)
+_SC_TOKENS = _SC["region.tokens"]
+_SC_COINS, _SC_HAND, _SC_TRAY = _SC["seat.coins"], _SC["seat.hand"], _SC["seat.tray"]
+_SC_ACTIVE_REGIONS, _SC_DECLINED_REGIONS = _SC["seat.active_regions"], _SC["seat.declined_regions"]
+_SC_ACTING_HAND = _SC["glob.acting_hand"]
+
+
+def _col(cols: dict[str, tuple[int, int]], name: str) -> int:
+    return cols[name][0]
+
+
+def _span(cols: dict[str, tuple[int, int]], *names: str) -> slice:
+    """The columns of ``names`` as one slice; ImportError unless they are adjacent, in this order."""
+    start = pos = cols[names[0]][0]
+    for name in names:
+        c, w = cols[name]
+        if c != pos:
+            raise ImportError(f"observation columns {names} must be adjacent, in this order (the writer "
+                              f"rewrites them together)")
+        pos += w
+    return slice(start, pos)
+
+
 _RS0 = OFFSETS["region_static"][0]
 _RD0 = OFFSETS["region"][0]
-_GLOBALS0 = OFFSETS["seat"][0]
 _SEAT0 = OFFSETS["seat"][0]
 _COMBO0 = OFFSETS["combo"][0]
-_NECRO0 = OFFSETS["necro"][0]
-_GLOB0 = OFFSETS["glob"][0]
-_DEFEND = int(Phase.DEFEND)
-
-
 _N = {name: OFFSETS[f"necro.{name}"][0] for name, _ in _NECRO_FEATURES}
-_N_POWERS, _N_RESERVE, _N_DRAWN = (_N[k] - OFFSETS["necro"][0]
-                                   for k in ("powers_in_use", "reserve_powers", "drawn_powers"))
-# The scalars sit in one contiguous run, in this order: one slice write updates them all.
-_N_SCALAR_ORDER = ("reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
-                   "bought_ghosts", "bought_powers", "reserve_powers_left", "ghosts_removed", "island_returnable")
-_N_SCALAR0 = _N[_N_SCALAR_ORDER[0]]
-assert [_N[k] for k in _N_SCALAR_ORDER] == list(range(_N_SCALAR0, _N_SCALAR0 + len(_N_SCALAR_ORDER)))
-_N_BADGES0 = _N["powers_in_use"]
-_N_BADGES1 = _N["drawn_powers"] + DRAW_SLOTS * NUM_POWERS
 _G = {name: OFFSETS[f"glob.{name}"][0] for name, _ in _GLOB_FEATURES}
-# The canonical vector (see ``Observer``) = the observation layout in absolute seat
-# order + a constant 0, a constant 1 and the one-hot of a seat deciding outside its turn.
+_DEFEND = int(Phase.DEFEND)
+_G_ACTING_HAND = _G["acting_hand"]  # written on every call
+
+# ---- region rows
+# Rewritten together from an owner code.
+_R_OWNERSHIP = _span(REGION_COLS, "owner", "lost_tribe", "ghost", "active", "declined")
+_R_TOKENS = _col(REGION_COLS, "tokens")
+_R_DRAGON = _col(REGION_COLS, "dragon")
+# State marker list -> its region column (the writer copies the list into the column).
+_MARKER_FIELDS = ("lair", "fort", "encamp", "hole", "hero")
+_R_MARKERS = tuple(_col(REGION_COLS, c) for c in ("lair", "fortress", "encampments", "hole", "hero"))
+_markers_of = attrgetter(*_MARKER_FIELDS)
+
+# Owner codes: a region's ownership columns are row ``code`` of ``_OWNER_TABLE`` (absolute seats).
+_CODE_EMPTY, _CODE_TRIBE = 0, 1
+_CODE_GHOST = 2                              # + owner seat
+_CODE_ACTIVE = _CODE_GHOST + MAX_SEATS       # + owner seat
+_CODE_DECLINED = _CODE_ACTIVE + MAX_SEATS    # + owner seat
+_NUM_CODES = _CODE_DECLINED + MAX_SEATS
+
+
+def _owner_table() -> np.ndarray:
+    t = np.zeros((_NUM_CODES, _R_OWNERSHIP.stop - _R_OWNERSHIP.start), dtype=np.float32)
+    at = {name: _col(REGION_COLS, name) - _R_OWNERSHIP.start
+          for name in ("owner", "lost_tribe", "ghost", "active", "declined")}
+    t[_CODE_TRIBE, at["lost_tribe"]] = 1
+    for k in range(MAX_SEATS):
+        t[_CODE_GHOST + k, [at["owner"] + k, at["ghost"], at["active"]]] = 1
+        t[_CODE_ACTIVE + k, [at["owner"] + k, at["active"]]] = 1
+        t[_CODE_DECLINED + k, [at["owner"] + k, at["declined"]]] = 1
+    return t
+
+
+_OWNER_TABLE = _owner_table()
+
+# ---- seat rows
+_S_PRESENT = _col(SEAT_COLS, "present")
+_S_NECROMANCER = _col(SEAT_COLS, "necromancer")
+_S_COINS = _col(SEAT_COLS, "coins")
+_S_COINS_VISIBLE = _col(SEAT_COLS, "coins_visible")
+_S_HAND = _col(SEAT_COLS, "hand")
+_S_TRAY = _col(SEAT_COLS, "tray")
+_S_ACTIVE_REGIONS = _col(SEAT_COLS, "active_regions")
+_S_DECLINED_REGIONS = _col(SEAT_COLS, "declined_regions")
+_S_ACTIVE_RACE = _col(SEAT_COLS, "active_race")
+_S_ACTIVE_POWERS = _col(SEAT_COLS, "active_powers")
+_S_DECLINED_RACES = _col(SEAT_COLS, "declined_races")
+_S_SPIRIT = _col(SEAT_COLS, "spirit_decline")
+_S_PACT = _col(SEAT_COLS, "pact_with")
+# Rewritten together when a seat's races change / when its pact changes.
+_S_RACES = _span(SEAT_COLS, "active_race", "active_powers", "declined_races", "spirit_decline")
+_S_PACTS = _span(SEAT_COLS, "pact_with")
+_S_FLAG_COLS = (_col(SEAT_COLS, "turn_seat"), _col(SEAT_COLS, "decider"))   # one-hots over the seats
+_S_BIT_COLS = (_col(SEAT_COLS, "attacked"), _col(SEAT_COLS, "converted"))   # bit s of a State bitmask
+
+# ---- combo rows
+_C_PRESENT = _col(COMBO_COLS, "present")
+_C_RACE = _col(COMBO_COLS, "race")
+_C_POWER = _col(COMBO_COLS, "power")
+_C_COINS = _col(COMBO_COLS, "coins")
+_C_TOKENS = _col(COMBO_COLS, "tokens")
+
+# ---- necro badges: powers in use, reserve slots and drawn slots are one contiguous run
+_N_BADGES = slice(_N["powers_in_use"], _N["drawn_powers"] + DRAW_SLOTS * NUM_POWERS)
+_N_RESERVE_AT = _N["reserve_powers"] - _N["powers_in_use"]   # inside the badge run
+_N_DRAWN_AT = _N["drawn_powers"] - _N["powers_in_use"]
+if _N["reserve_powers"] != _N["powers_in_use"] + NUM_POWERS or \
+        _N["drawn_powers"] != _N["reserve_powers"] + RESERVE_SLOTS * NUM_POWERS:
+    raise ImportError("necro features powers_in_use, reserve_powers, drawn_powers must be contiguous")
+
+# ---- the canonical vector (see ``Observer``): the observation layout in absolute seat order
+# + a constant 0, a constant 1 and the one-hot of the seat deciding outside its turn.
 _ZERO = OBS_SIZE
 _ONE = OBS_SIZE + 1
-_DEFENDER_ABS = OBS_SIZE + 2
-_CANON_SIZE = OBS_SIZE + 2 + MAX_SEATS
-# Positions inside the glob block (and, past its end, the defender one-hot of the canonical vector),
-# written by ``Observer._update`` through ``_glob_spec``.
-_GL = {name: start - OFFSETS["glob"][0] for name, start in _G.items()}
-_G_DEFENDER = _DEFENDER_ABS - OFFSETS["glob"][0]
-_DEFENDER = _DEFENDER_ABS
-(_G_PHASE, _G_STARTED, _G_ROUND, _G_LAST_ROUND, _G_TURN_REL, _G_DECIDER_REL, _G_OVER, _G_BERSERK_PENDING,
- _G_BERSERK_ROLL, _G_DIE_ROLLED, _G_LAST_DIE, _G_ACTING_HAND, _G_CUR_RACE, _G_DEFEND_RACE, _G_HOLD, _G_GHOUL,
- _G_PICKED, _G_PLACED, _G_DRAGON_USED, _G_FORT_USED, _G_HERO_POOL, _G_ENCAMP_POOL, _G_NONEMPTY, _G_HOLES,
- _G_AMAZON, _G_RACES_DECK, _G_POWERS_DECK) = (
-    _GL[k] for k in ("phase_onehot", "started", "round_frac", "last_round", "turn_seat_rel", "decider_rel", "over",
-                     "berserk_pending", "berserk_roll", "die_rolled", "last_die", "acting_hand", "cur_race",
-                     "defend_race", "hold", "ghoul_segment", "picked", "placed", "dragon_used", "fort_used",
-                     "hero_pool", "encamp_pool", "nonempty", "holes_placed", "amazon_held", "races_in_deck",
-                     "powers_in_deck"))
+_DEFENDER = OBS_SIZE + 2
+_CANON_SIZE = _DEFENDER + MAX_SEATS
 
-# Owner codes per occupant (row of _OWNER_TABLE): 0 empty, 1 Lost Tribe, 2+k Ghosts of relative
-# seat k, 8+k active race of relative seat k, 14+k declined race of relative seat k.
-_OWNER_TABLE = np.zeros((20, 10), dtype=np.float32)
-_OWNER_TABLE[1, 6] = 1
-for _k in range(MAX_SEATS):
-    _OWNER_TABLE[2 + _k, [_k, 7, 8]] = 1
-    _OWNER_TABLE[8 + _k, [_k, 8]] = 1
-    _OWNER_TABLE[14 + _k, [_k, 9]] = 1
-
-_SC_TOK = 0.1
-_SC_COINS = 1 / 50
-_SC_HAND = 1 / 20
-_SC_REG = 1 / 16
-_SC_GHOST = 1 / 14
+# ---- glob features: each written from one raw value by ``Observer._update_glob``, whose two
+# tuples (``hot``, often changing, and ``cold``) list the values in the order of these tables.
+# Encoding: _ONE_HOT (the value is the hot index, -1 = none), _PER_GAME_TURNS (the value / the
+# game's number of turns) or a multiplier. ``defender`` is the canonical-only one-hot behind the
+# viewer's ``defending`` flag.
+_ONE_HOT = None
+_PER_GAME_TURNS = "1 / game turns"
+_GLOB_HOT = (
+    ("phase_onehot", _ONE_HOT), ("started", _ONE_HOT), ("turn_seat_rel", _ONE_HOT), ("decider_rel", _ONE_HOT),
+    ("defender", _ONE_HOT), ("cur_race", _ONE_HOT), ("placed", 1.0), ("nonempty", _SC["glob.nonempty"]),
+)
+_GLOB_COLD = (
+    ("round_frac", _PER_GAME_TURNS), ("last_round", 1.0), ("races_in_deck", _SC["glob.races_in_deck"]),
+    ("powers_in_deck", _SC["glob.powers_in_deck"]), ("over", 1.0), ("berserk_roll", _ONE_HOT),
+    ("berserk_pending", 1.0), ("die_rolled", 1.0), ("last_die", _SC["glob.last_die"]), ("defend_race", _ONE_HOT),
+    ("hold", _SC["glob.hold"]), ("ghoul_segment", 1.0), ("picked", 1.0), ("dragon_used", 1.0),
+    ("fort_used", 1.0), ("hero_pool", _SC["glob.hero_pool"]), ("encamp_pool", _SC["glob.encamp_pool"]),
+    ("holes_placed", _SC["glob.holes_placed"]), ("amazon_held", _SC["glob.amazon_held"]),
+)
+# The other glob features: constant per game (the template), per viewer (the index arrays), or
+# written on every call (acting_hand).
+_GLOB_ELSEWHERE = {"game_turns", "seats_onehot", "board_onehot", "victory_anytime", "own_turn", "viewer_decides",
+                   "defending", "turn_order", "acting_hand"}
+_unwritten = {f for f, _ in _GLOB_FEATURES} - _GLOB_ELSEWHERE - {f for f, _ in _GLOB_HOT + _GLOB_COLD}
+if _unwritten:
+    raise ImportError(f"glob features {sorted(_unwritten)} are written nowhere (add them to _GLOB_HOT or _GLOB_COLD)")
 
 
-def _glob_spec(game_turns: int) -> tuple[tuple, tuple]:
-    """(offset in the glob block, scale) per entry of ``Observer._update``'s two glob tuples
-    (the often changing values, then the rest); scale None = a one-hot, -1 = none."""
-    hot = ((_G_PHASE, None), (_G_STARTED, None), (_G_TURN_REL, None), (_G_DECIDER_REL, None), (_G_DEFENDER, None),
-           (_G_CUR_RACE, None), (_G_PLACED, 1.0), (_G_NONEMPTY, 0.1))
-    cold = ((_G_ROUND, 1 / game_turns), (_G_LAST_ROUND, 1.0), (_G_RACES_DECK, 1 / NUM_RACES),
-            (_G_POWERS_DECK, 1 / NUM_POWERS), (_G_OVER, 1.0), (_G_BERSERK_ROLL, None), (_G_BERSERK_PENDING, 1.0),
-            (_G_DIE_ROLLED, 1.0), (_G_LAST_DIE, 1 / 3), (_G_DEFEND_RACE, None), (_G_HOLD, 0.25), (_G_GHOUL, 1.0),
-            (_G_PICKED, 1.0), (_G_DRAGON_USED, 1.0), (_G_FORT_USED, 1.0), (_G_HERO_POOL, 0.5),
-            (_G_ENCAMP_POOL, 0.2), (_G_HOLES, 0.5), (_G_AMAZON, 0.25))
-    return hot, cold
+def _glob_spec(features: tuple, game_turns: int) -> tuple[tuple[int, float | None], ...]:
+    """(position in the canonical vector, encoding) per feature of ``_GLOB_HOT``/``_GLOB_COLD``."""
+    return tuple((_DEFENDER if name == "defender" else _G[name], 1 / game_turns if enc == _PER_GAME_TURNS else enc)
+                 for name, enc in features)
 
 
-def _write_changes(block: np.ndarray, spec: tuple, vals: tuple, old: tuple | None) -> None:
-    """Write the features of ``vals`` that differ from ``old`` (None: all) into ``block`` by ``spec``."""
+def _write_changes(vec: np.ndarray, spec: tuple, vals: tuple, old: tuple | None) -> None:
+    """Write the features of ``vals`` that differ from ``old`` (None: all) into ``vec`` by ``spec``."""
     if old is None:
         old = (-1,) * len(vals)
         todo = range(len(vals))
     else:
         todo = _changed(vals, old)
     for i in todo:
-        off, scale = spec[i]
+        pos, scale = spec[i]
         v = vals[i]
-        if scale is None:  # a one-hot; -1 = none
+        if scale is _ONE_HOT:
             o = old[i]
             if o >= 0:
-                block[off + o] = 0.0
+                vec[pos + o] = 0.0
             if v >= 0:
-                block[off + v] = 1.0
+                vec[pos + v] = 1.0
         else:
-            block[off] = v * scale
+            vec[pos] = v * scale
 
 
-def _changed(new: list, old: list) -> list[int]:
-    """Indices where two equally long lists differ (C-level scan)."""
+def _changed(new: list | tuple, old: list | tuple) -> list[int]:
+    """Indices where two equally long sequences differ (C-level scan)."""
     return list(compress(range(len(new)), map(ne, new, old)))
 
 
@@ -348,53 +496,34 @@ class Observer:
 
     How it is fast: the Observer keeps one *canonical* vector (absolute seat order,
     nothing hidden, plus a constant 0, a constant 1 and a few helper entries) and a
-    snapshot of the state lists it was built from. A call updates only what changed
-    since the previous call (list comparisons are C-level; one action changes little)
-    and then gathers the viewer's observation with one ``numpy.take`` through a
-    precomputed index array per viewer. The index array does everything
-    viewer-specific: it rotates seat slots, owner and pact one-hots and the turn/decider
-    one-hots to the viewer's seat, and points hidden entries (others' coins under
-    ``hide_coins``, the reserve badges) at the constant 0.
+    snapshot of the state values it was built from. A call updates only what changed
+    since the previous call (one method per block; list comparisons are C-level; one
+    action changes little) and then gathers the viewer's observation with one
+    ``numpy.take`` through a precomputed index array per viewer. The index array does
+    everything viewer-specific: it rotates seat slots, owner and pact one-hots and the
+    turn/decider one-hots to the viewer's seat, and points hidden entries (others' coins
+    under ``hide_coins``, the reserve badges) at the constant 0.
+
+    Adding a feature: give it a column (``*_COLS``) or a flat entry (``_NECRO_FEATURES``,
+    ``_GLOB_FEATURES``) and a divisor in ``SCALES``, write it in the block's ``_update_*``
+    method by name, and describe it in ``tests/reference_observer.py`` (the slow encoder
+    the test suite compares with this one on random games).
     """
 
     def __init__(self, game: Game, hide_coins: bool | None = None, hide_necro_reserve: bool = True) -> None:
         self.game = game
         self.hide_coins = game.config.hide_coins if hide_coins is None else bool(hide_coins)
         self.hide_necro_reserve = bool(hide_necro_reserve)
-        b = game.board
-        self.n = n = game.num_seats
-        self.nr = nr = b.num_regions
+        self.n = game.num_seats
+        self.nr = game.board.num_regions
         self.necro_seat = game.necro_seat
-        t = np.zeros(_CANON_SIZE, dtype=np.float32)
-        rs = t[_RS0:_RS0 + R * RS_W].reshape(R, RS_W)
-        lake_nbrs = set(b.lake_neighbors)
-        for r in range(nr):
-            rs[r, 0] = 1
-            rs[r, 1 + b.terrain[r]] = 1
-            rs[r, 8] = b.mine[r]
-            rs[r, 9] = b.magic[r]
-            rs[r, 10] = b.cavern[r]
-            rs[r, 11] = b.border[r]
-            rs[r, 12] = b.first_conquest_ok[r]
-            rs[r, 13] = b.coastal[r]
-            rs[r, 14] = r in lake_nbrs
-        t[_G["game_turns"]] = game.game_turns / 10
-        t[_G["seats_onehot"] + n - 2] = 1
-        t[_G["board_onehot"] + b.key - 2] = 1
-        t[_G["victory_anytime"]] = game.config.victory_check == "anytime"
-        t[_N["scenario"]] = game.necromancer
-        t[_N["reserve_visible"]] = 1
-        t[_ONE] = 1
-        seat_t = t[_SEAT0:_SEAT0 + MAX_SEATS * SEAT_W].reshape(MAX_SEATS, SEAT_W)
-        seat_t[:n, 0] = 1  # present
-        seat_t[:n, 3] = 1  # coins visible (the viewer's index array hides them)
-        if self.necro_seat >= 0:
-            seat_t[self.necro_seat, 1] = 1
-        self._template = t
-        self._gt = game.game_turns
-        self._glob_spec = _glob_spec(game.game_turns)
-        self._pickup = [[tokens_at_pickup(r, p) * _SC_HAND for p in range(NUM_POWERS)] for r in range(NUM_RACES)]
-        self._perm = [self._index(v) for v in range(n)]
+        self._template = self._build_template()
+        self._game_turns = game.game_turns
+        self._glob_hot_spec = _glob_spec(_GLOB_HOT, game.game_turns)
+        self._glob_cold_spec = _glob_spec(_GLOB_COLD, game.game_turns)
+        self._pickup = [[tokens_at_pickup(r, p) * _SC["combo.tokens"] for p in range(NUM_POWERS)]
+                        for r in range(NUM_RACES)]
+        self._perm = [self._index(v) for v in range(self.n)]
         self._reset_canon()
 
     # ------------------------------------------------------------------ public
@@ -419,16 +548,16 @@ class Observer:
     def graph(self, st: State, seat: int) -> dict[str, np.ndarray]:
         """The same information as ``observe`` shaped for graph neural networks.
 
-        ``nodes``: float32 ``(R, 32)``, one row per region of this board: its
+        ``nodes``: float32 ``(R, RS_W + RD_W)``, one row per region of this board: its
         ``region_static`` columns then its ``region`` columns (see the tables above);
         ``edge_index``: int64 ``(2, 2E)``, every border in both directions (static per board);
         ``globals``: float32, the seat, combo, necro and glob blocks of the observation.
         """
         obs = self.observe(st, seat)
-        r = self.game.num_regions
+        r = self.nr
         nodes = np.concatenate([obs[_RS0:_RS0 + r * RS_W].reshape(r, RS_W),
                                 obs[_RD0:_RD0 + r * RD_W].reshape(r, RD_W)], axis=1)
-        return {"nodes": nodes, "edge_index": self._edge_index, "globals": obs[_GLOBALS0:]}
+        return {"nodes": nodes, "edge_index": self._edge_index, "globals": obs[_SEAT0:]}
 
     @property
     def _edge_index(self) -> np.ndarray:
@@ -439,7 +568,38 @@ class Observer:
             ei.setflags(write=False)
         return ei
 
-    # ------------------------------------------------------------------ the per-viewer index arrays
+    # ------------------------------------------------------------------ built once per Observer
+    def _build_template(self) -> np.ndarray:
+        """The canonical vector's constant part: the board, the seats present, the game's settings."""
+        game, b, n = self.game, self.game.board, self.n
+        t = np.zeros(_CANON_SIZE, dtype=np.float32)
+        rs = t[_RS0:_RS0 + R * RS_W].reshape(R, RS_W)
+        lake_nbrs = set(b.lake_neighbors)
+        c = REGION_STATIC_COLS
+        for r in range(self.nr):
+            rs[r, _col(c, "exists")] = 1
+            rs[r, _col(c, "terrain") + b.terrain[r]] = 1
+            rs[r, _col(c, "mine")] = b.mine[r]
+            rs[r, _col(c, "magic")] = b.magic[r]
+            rs[r, _col(c, "cavern")] = b.cavern[r]
+            rs[r, _col(c, "border")] = b.border[r]
+            rs[r, _col(c, "first_conquest")] = b.first_conquest_ok[r]
+            rs[r, _col(c, "coastal")] = b.coastal[r]
+            rs[r, _col(c, "lake_neighbour")] = r in lake_nbrs
+        t[_G["game_turns"]] = game.game_turns / SCALES["glob.game_turns"]
+        t[_G["seats_onehot"] + n - 2] = 1
+        t[_G["board_onehot"] + b.key - 2] = 1
+        t[_G["victory_anytime"]] = game.config.victory_check == "anytime"
+        t[_N["scenario"]] = game.necromancer
+        t[_N["reserve_visible"]] = 1
+        t[_ONE] = 1
+        seats = t[_SEAT0:_SEAT0 + MAX_SEATS * SEAT_W].reshape(MAX_SEATS, SEAT_W)
+        seats[:n, _S_PRESENT] = 1
+        seats[:n, _S_COINS_VISIBLE] = 1  # the viewer's index array hides them
+        if self.necro_seat >= 0:
+            seats[self.necro_seat, _S_NECROMANCER] = 1
+        return t
+
     def _index(self, v: int) -> np.ndarray:
         """Index into the canonical vector for each observation entry of viewer ``v``."""
         n, ns = self.n, self.necro_seat
@@ -448,8 +608,9 @@ class Observer:
         def seat_at(k: int) -> int | None:  # the absolute seat in relative slot k
             return (v + k) % n if k < n else None
 
+        hidden_coins = (_S_COINS, _S_COINS_VISIBLE) if self.hide_coins else ()
         for r in range(R):
-            base = _RD0 + r * RD_W
+            base = _RD0 + r * RD_W + _col(REGION_COLS, "owner")
             for k in range(MAX_SEATS):
                 s = seat_at(k)
                 perm[base + k] = _ZERO if s is None else base + s
@@ -461,10 +622,10 @@ class Observer:
                     perm[pos] = _ZERO
                     continue
                 src = _SEAT0 + s * SEAT_W
-                if 57 <= c < 63:
-                    j = seat_at(c - 57)
-                    perm[pos] = _ZERO if j is None else src + 57 + j
-                elif c in (2, 3) and self.hide_coins and k != 0:
+                if _S_PACTS.start <= c < _S_PACTS.stop:
+                    j = seat_at(c - _S_PACTS.start)
+                    perm[pos] = _ZERO if j is None else src + _S_PACTS.start + j
+                elif c in hidden_coins and k != 0:
                     perm[pos] = _ZERO
                 else:
                     perm[pos] = src + c
@@ -488,244 +649,263 @@ class Observer:
 
     # ------------------------------------------------------------------ the canonical vector
     def _reset_canon(self) -> None:
-        self._canon = self._template.copy()
-        c = self._canon
+        self._canon = c = self._template.copy()
         self._rd = c[_RD0:_RD0 + R * RD_W].reshape(R, RD_W)
         self._seat = c[_SEAT0:_SEAT0 + MAX_SEATS * SEAT_W].reshape(MAX_SEATS, SEAT_W)
         self._combo = c[_COMBO0:_COMBO0 + COLUMN_SLOTS * COMBO_W].reshape(COLUMN_SLOTS, COMBO_W)
-        self._ro = self._rs = self._occ = self._tok = None
+        # Snapshots of what the canonical vector shows (None: not written yet).
+        self._race_owner = self._race_status = self._occ = self._tok_key = None
         self._codes: list[int] = []
         self._codes_arr = None
-        self._markers: tuple = (None,) * 5
+        self._markers: tuple = (None,) * len(_MARKER_FIELDS)
         self._dragon = -2
-        self._sig: list = [None] * MAX_SEATS
-        self._flags: tuple = (-1, -1, 0, 0)  # the template's flag columns are all 0
-        self._col: tuple = (None, None, None)
-        self._necro_key = None
-        self._well = self._reserve = self._draw = None
-        self._ghot: tuple | None = None
-        self._gcold: tuple | None = None
-        self._glob = self._canon[_GLOB0:]
+        self._seat_seen: list = [None] * MAX_SEATS   # per seat the values of ``_update_seats``
+        self._seat_flags: tuple = (-1, -1)   # the template's turn/decider one-hots are all 0
+        self._seat_bits: tuple = (0, 0)      # ... and so are the attacked/converted bits
+        self._col = (None, None, None)
+        self._necro_counts = None
+        self._necro_badges = None
+        self._well = None
+        self._glob_hot = None
+        self._glob_cold = None
 
-    def _codes_for(self, st: State) -> list[int]:
-        """Per occupant (index -1 = empty) its row of ``_OWNER_TABLE`` (absolute seats)."""
-        c = [0] * (NUM_OCCUPANTS + 1)
+    def _update(self, st: State) -> None:
+        """Bring the canonical vector up to date with ``st`` (only what changed since the last call)."""
+        tok_changed = self._update_regions(st)
+        self._update_seats(st)
+        self._update_combo(st)
+        if self.necro_seat >= 0:
+            self._update_necro(st, tok_changed)
+        self._update_glob(st)
+
+    # ---- region block
+    def _owner_codes(self, st: State) -> list[int]:
+        """Per occupant (index -1 = empty) its owner code, a row of ``_OWNER_TABLE``."""
+        c = [_CODE_EMPTY] * (NUM_OCCUPANTS + 1)
         for x in range(NUM_OCCUPANTS):
             status = st.race_status[x]
             o = st.race_owner[x]
             if status == TRIBE:
-                c[x] = 1
+                c[x] = _CODE_TRIBE
             elif o >= 0:
                 if status == GHOSTLY:
-                    c[x] = 2 + o
+                    c[x] = _CODE_GHOST + o
                 elif status == ACTIVE:
-                    c[x] = 8 + o
+                    c[x] = _CODE_ACTIVE + o
                 elif status == DECLINED:
-                    c[x] = 14 + o
+                    c[x] = _CODE_DECLINED + o
         return c
 
-    def _update(self, st: State) -> None:
-        """Bring the canonical vector up to date with ``st`` (only what changed since the last call)."""
-        nr = self.nr
-        canon = self._canon
-
-        # ---- regions
-        rd = self._rd
-        if st.race_owner != self._ro or st.race_status != self._rs:
-            self._codes = self._codes_for(st)
+    def _update_regions(self, st: State) -> int:
+        """Ownership, tokens, markers and the dragon; returns the bitset of regions whose token
+        count changed (-1: maybe all)."""
+        nr, rd = self.nr, self._rd
+        # ownership columns (owner one-hot, Lost Tribe, Ghost, active, declined) from owner codes
+        if st.race_owner != self._race_owner or st.race_status != self._race_status:
+            self._codes = self._owner_codes(st)
             self._codes_arr = np.array(self._codes, dtype=np.intp)
-            self._ro = st.race_owner[:]
-            self._rs = st.race_status[:]
+            self._race_owner = st.race_owner[:]
+            self._race_status = st.race_status[:]
             self._occ = None
-        occ = st.occ
-        prev = self._occ
+        occ, prev = st.occ, self._occ
         if prev is None or len(prev) != nr:
-            rd[:nr, 0:10] = _OWNER_TABLE[self._codes_arr[np.fromiter(occ, np.intp, nr)]]
+            rd[:nr, _R_OWNERSHIP] = _OWNER_TABLE[self._codes_arr[np.fromiter(occ, np.intp, nr)]]
             self._occ = occ[:]
         elif occ != prev:
-            ch = _changed(occ, prev)
-            if len(ch) > 3:
-                rd[:nr, 0:10] = _OWNER_TABLE[self._codes_arr[np.fromiter(occ, np.intp, nr)]]
+            changed = _changed(occ, prev)
+            if len(changed) > 3:
+                rd[:nr, _R_OWNERSHIP] = _OWNER_TABLE[self._codes_arr[np.fromiter(occ, np.intp, nr)]]
             else:
                 codes = self._codes
-                for i in ch:
-                    rd[i, 0:10] = _OWNER_TABLE[codes[occ[i]]]
+                for r in changed:
+                    rd[r, _R_OWNERSHIP] = _OWNER_TABLE[codes[occ[r]]]
             self._occ = occ[:]
-        # Token counts: the whole list packed into one int (a byte per region), so the regions
-        # whose count changed are the nonzero bytes of an XOR (cheaper than a list scan).
+        # tokens: the counts packed into one int, a byte each (-1 if one is outside 0..255); they change
+        # in a region or two per action, and walking the nonzero bytes of an XOR of two packed lists
+        # finds those regions about twice as fast as ``_changed``
         tok = st.tok
         try:
-            tkey = int.from_bytes(bytes(tok), "little")
-        except ValueError:  # a count outside 0..255 (only in hand-made states): rewrite the column
-            tkey = -1
-        prev = self._tok
-        tok_bits = 0  # regions whose token count changed (-1: maybe all)
-        if tkey < 0 or prev is None or prev < 0:
-            np.multiply(np.fromiter(tok, np.intp, nr), _SC_TOK, out=rd[:nr, 10], casting="unsafe")
-            tok_bits = -1
-        elif tkey != prev:
-            x = tkey ^ prev
+            key = int.from_bytes(bytes(tok), "little")
+        except ValueError:
+            key = -1
+        prev = self._tok_key
+        tok_changed = 0
+        if key < 0 or prev is None or prev < 0:
+            np.multiply(np.fromiter(tok, np.intp, nr), _SC_TOKENS, out=rd[:nr, _R_TOKENS], casting="unsafe")
+            tok_changed = -1
+        elif key != prev:
+            x = key ^ prev
             while x:
-                i = ((x & -x).bit_length() - 1) >> 3
-                rd[i, 10] = tok[i] * _SC_TOK
-                tok_bits |= 1 << i
-                x &= ~(0xFF << (i << 3))
-        self._tok = tkey
-        markers = (st.lair, st.fort, st.encamp, st.hole, st.hero)
+                r = ((x & -x).bit_length() - 1) >> 3
+                rd[r, _R_TOKENS] = tok[r] * _SC_TOKENS
+                tok_changed |= 1 << r
+                x &= ~(0xFF << (r << 3))
+        self._tok_key = key
+        # markers (copies of the State lists) and the dragon
+        markers = _markers_of(st)
         if markers != self._markers:
-            pm = self._markers
-            for j, lst in enumerate(markers):
-                if lst != pm[j]:
-                    rd[:nr, 11 + j] = lst
-            self._markers = tuple(x[:] for x in markers)
+            for col, lst, old in zip(_R_MARKERS, markers, self._markers):
+                if lst != old:
+                    rd[:nr, col] = lst
+            self._markers = tuple(lst[:] for lst in markers)
         if st.dragon != self._dragon:
-            rd[:nr, 16] = 0.0
+            rd[:nr, _R_DRAGON] = 0.0
             if st.dragon >= 0:
-                rd[st.dragon, 16] = 1.0
+                rd[st.dragon, _R_DRAGON] = 1.0
             self._dragon = st.dragon
+        return tok_changed
 
-        # ---- seats: a signature per seat; rewrite the rows whose signature changed
+    # ---- seat block
+    def _update_seats(self, st: State) -> None:
+        """Per seat its races, powers, pact, coins and counts; whose turn / decision; attacked, converted."""
         coins, active, decl, decl_spirit, pact = st.coins, st.active, st.decl, st.decl_spirit, st.pact
-        regions, hand, tray, rp = st.regions, st.hand, st.tray, st.race_power
-        todo = range(self.n)
-        if todo:
-            sigs = self._sig
-            seat_rows = self._seat
-            for s in todo:
-                a = active[s]
-                d = decl[s]
-                ds = decl_spirit[s]
-                if a >= 0:
-                    sig = (coins[s], a, rp[a], d, ds, hand[a], tray[a], regions[a], regions[d] if d >= 0 else 0,
-                           regions[ds] if ds >= 0 else 0, pact[s])
-                else:
-                    sig = (coins[s], -1, 0, d, ds, 0, 0, 0, regions[d] if d >= 0 else 0,
-                           regions[ds] if ds >= 0 else 0, pact[s])
-                old = sigs[s]
-                if sig == old:
-                    continue
-                row = seat_rows[s]
-                if old is None or old[1:5] != sig[1:5]:
-                    row[8:57] = 0.0
-                    if a >= 0:
-                        if a < NUM_RACES:
-                            row[8 + a] = 1.0
-                        for p in _bits(sig[2]):
-                            row[22 + p] = 1.0
-                    if d >= 0:
-                        row[42 + d] = 1.0
-                    if ds >= 0:
-                        row[42 + ds] = 1.0
-                        row[56] = 1.0
-                if old is None or old[10] != sig[10]:
-                    row[57:63] = 0.0
-                    if sig[10] >= 0:
-                        row[57 + sig[10]] = 1.0
-                if old is None:
-                    row[2] = sig[0] * _SC_COINS
-                    row[4:8] = (sig[5] * _SC_HAND, sig[6] * _SC_HAND, sig[7].bit_count() * _SC_REG,
-                                (sig[8] | sig[9]).bit_count() * _SC_REG)
-                else:  # one scalar at a time: usually only the hand changed
-                    if old[0] != sig[0]:
-                        row[2] = sig[0] * _SC_COINS
-                    if old[5] != sig[5]:
-                        row[4] = sig[5] * _SC_HAND
-                    if old[6] != sig[6]:
-                        row[5] = sig[6] * _SC_HAND
-                    if old[7] != sig[7]:
-                        row[6] = sig[7].bit_count() * _SC_REG
-                    if old[8] != sig[8] or old[9] != sig[9]:
-                        row[7] = (sig[8] | sig[9]).bit_count() * _SC_REG
-                sigs[s] = sig
-        # turn_seat / decider one-hots (none once the game is over), attacked / converted bits
-        flags = (-1 if st.over else st.turn_seat, -1 if st.over else st.decider, st.attacked, st.converted)
-        old = self._flags
-        if flags != old:
-            sv = self._seat
-            for col, (v, o) in enumerate(zip(flags[:2], old[:2]), 63):
+        regions, hand, tray, powers = st.regions, st.hand, st.tray, st.race_power
+        rows, seen = self._seat, self._seat_seen
+        for s in range(self.n):
+            a, d, ds = active[s], decl[s], decl_spirit[s]
+            declined = (regions[d] if d >= 0 else 0) | (regions[ds] if ds >= 0 else 0)
+            if a >= 0:
+                now = ((a, powers[a], d, ds), pact[s], coins[s], hand[a], tray[a], regions[a], declined)
+            else:
+                now = ((a, 0, d, ds), pact[s], coins[s], 0, 0, 0, declined)
+            if now != seen[s]:
+                self._write_seat(rows[s], now, seen[s])
+                seen[s] = now
+        over = st.over
+        flags = (-1 if over else st.turn_seat, -1 if over else st.decider)
+        if flags != self._seat_flags:
+            for col, v, o in zip(_S_FLAG_COLS, flags, self._seat_flags):
                 if v != o:
                     if o >= 0:
-                        sv[o, col] = 0.0
+                        rows[o, col] = 0.0
                     if v >= 0:
-                        sv[v, col] = 1.0
-            for col, (v, o) in enumerate(zip(flags[2:], old[2:]), 65):
+                        rows[v, col] = 1.0
+            self._seat_flags = flags
+        masks = (st.attacked, st.converted)
+        if masks != self._seat_bits:
+            for col, v, o in zip(_S_BIT_COLS, masks, self._seat_bits):
                 for s in _bits(v ^ o):
-                    sv[s, col] = (v >> s) & 1
-            self._flags = flags
+                    rows[s, col] = (v >> s) & 1
+            self._seat_bits = masks
 
-        # ---- combo column
-        if (st.col_race, st.col_power, st.col_coins) != self._col:
-            blk = self._combo
-            blk[:] = 0.0
-            for j in range(len(st.col_race)):
-                race, power = st.col_race[j], st.col_power[j]
-                blk[j, 0] = 1
-                blk[j, 1 + race] = 1
-                blk[j, 15 + power] = 1
-                blk[j, 35] = st.col_coins[j] * 0.2
-                blk[j, 36] = self._pickup[race][power]
-            self._col = (st.col_race[:], st.col_power[:], st.col_coins[:])
+    @staticmethod
+    def _write_seat(row: np.ndarray, now: tuple, old: tuple | None) -> None:
+        """Rewrite what changed in one seat row (``now``/``old``: ``_update_seats``'s seat values)."""
+        races, pact, coins, hand, tray, active_regions, declined_regions = now
+        if old is None:
+            old = (None,) * len(now)
+        o_races, o_pact, o_coins, o_hand, o_tray, o_active_regions, o_declined_regions = old
+        if races != o_races:
+            active, powers, decl, decl_spirit = races
+            row[_S_RACES] = 0.0
+            if active >= 0:
+                if active < NUM_RACES:  # the Necromancer's Ghosts are no race of the one-hot
+                    row[_S_ACTIVE_RACE + active] = 1.0
+                for p in _bits(powers):
+                    row[_S_ACTIVE_POWERS + p] = 1.0
+            if decl >= 0:
+                row[_S_DECLINED_RACES + decl] = 1.0
+            if decl_spirit >= 0:
+                row[_S_DECLINED_RACES + decl_spirit] = 1.0
+                row[_S_SPIRIT] = 1.0
+        if pact != o_pact:
+            row[_S_PACTS] = 0.0
+            if pact >= 0:
+                row[_S_PACT + pact] = 1.0
+        if coins != o_coins:
+            row[_S_COINS] = coins * _SC_COINS
+        if hand != o_hand:
+            row[_S_HAND] = hand * _SC_HAND
+        if tray != o_tray:
+            row[_S_TRAY] = tray * _SC_TRAY
+        if active_regions != o_active_regions:
+            row[_S_ACTIVE_REGIONS] = active_regions.bit_count() * _SC_ACTIVE_REGIONS
+        if declined_regions != o_declined_regions:
+            row[_S_DECLINED_REGIONS] = declined_regions.bit_count() * _SC_DECLINED_REGIONS
 
-        # ---- the Necromancer
-        if self.necro_seat >= 0:
-            held = regions[GHOST]
-            key = (tray[GHOST], st.island, st.souls, held, rp[GHOST], st.bought_ghosts, st.bought_powers,
-                   st.ghosts_removed, hand[GHOST], self.game.island_cap(st))
-            badges = (self._necro_key is None or rp[GHOST] != self._necro_key[4]
-                      or st.necro_reserve != self._reserve or st.necro_draw != self._draw)
-            if badges or key != self._necro_key or (tok_bits & held) or st.well != self._well:
-                self._write_necro(st, badges)
-                self._necro_key = key
-                self._well = st.well[:]
-                if badges:
-                    self._reserve = st.necro_reserve[:]
-                    self._draw = st.necro_draw[:]
+    # ---- combo block
+    def _update_combo(self, st: State) -> None:
+        """The visible combos of the column: race, power, coins on it, tokens it gives."""
+        col = (st.col_race, st.col_power, st.col_coins)
+        if col == self._col:
+            return
+        blk = self._combo
+        blk[:] = 0.0
+        for j, (race, power, coins) in enumerate(zip(*col)):
+            blk[j, _C_PRESENT] = 1
+            blk[j, _C_RACE + race] = 1
+            blk[j, _C_POWER + power] = 1
+            blk[j, _C_COINS] = coins * _SC["combo.coins"]
+            blk[j, _C_TOKENS] = self._pickup[race][power]
+        self._col = (st.col_race[:], st.col_power[:], st.col_coins[:])
 
-        # ---- turn, phase and the pending decision: the acting hand, then two tuples of raw values
-        # (see ``_glob_spec``), the often changing ones and the rest; only changed features are written.
-        over = st.over
-        turn, decider, ph = st.turn_seat, st.decider, st.phase
-        acting = st.defend_race if ph == _DEFEND else st.cur_race
-        self._glob[_G_ACTING_HAND] = hand[acting] * _SC_HAND if acting >= 0 else 0.0  # changes nearly every call
-        hot = (ph, st.started, -1 if over else turn, decider if not over else -1,
+    # ---- necro block
+    def _update_necro(self, st: State, tok_changed: int) -> None:
+        """The Necromancer's counts (rewritten together when one changes) and his power badges."""
+        pu = st.race_power[GHOST]
+        badges = (pu, st.necro_reserve, st.necro_draw)
+        badges_changed = badges != self._necro_badges
+        if badges_changed:
+            self._write_necro_badges(pu, st.necro_reserve, st.necro_draw)
+            self._necro_badges = (pu, st.necro_reserve[:], st.necro_draw[:])
+        held = st.regions[GHOST]
+        counts = (st.tray[GHOST], st.island, st.souls, held, st.bought_ghosts, st.bought_powers,
+                  st.ghosts_removed, st.hand[GHOST], self.game.island_cap(st))
+        if badges_changed or counts != self._necro_counts or (tok_changed & held) or st.well != self._well:
+            self._write_necro_counts(st)
+            self._necro_counts = counts
+            self._well = st.well[:]
+
+    def _write_necro_counts(self, st: State) -> None:
+        c = self._canon
+        well, island, tok = st.well, st.island, st.tok
+        in_play = island + sum([tok[r] for r in _bits(st.regions[GHOST])])
+        returnable = self.game.island_cap(st) - island
+        c[_N["reserve"]] = st.tray[GHOST] * _SC["necro.reserve"]
+        c[_N["island"]] = island * _SC["necro.island"]
+        c[_N["well_ghosts"]] = well[GHOST] * _SC["necro.well_ghosts"]
+        c[_N["well_others"]] = (sum(well) - well[GHOST]) * _SC["necro.well_others"]
+        c[_N["souls"]] = st.souls * _SC["necro.souls"]
+        c[_N["ghosts_in_play"]] = in_play * _SC["necro.ghosts_in_play"]
+        c[_N["price"]] = (st.race_power[GHOST].bit_count() + in_play + st.hand[GHOST]) * _SC["necro.price"]
+        c[_N["bought_ghosts"]] = st.bought_ghosts * _SC["necro.bought_ghosts"]
+        c[_N["bought_powers"]] = st.bought_powers * _SC["necro.bought_powers"]
+        c[_N["reserve_powers_left"]] = ((len(st.necro_reserve) - st.necro_reserve.count(-1))
+                                        * _SC["necro.reserve_powers_left"])
+        c[_N["ghosts_removed"]] = st.ghosts_removed * _SC["necro.ghosts_removed"]
+        c[_N["island_returnable"]] = (returnable if returnable > 0 else 0) * _SC["necro.island_returnable"]
+
+    def _write_necro_badges(self, in_use: int, reserve: list[int], drawn: list[int]) -> None:
+        blk = self._canon[_N_BADGES]
+        blk[:] = 0.0
+        for p in _bits(in_use):
+            blk[p] = 1.0
+        for k, p in enumerate(reserve):
+            if p >= 0:
+                blk[_N_RESERVE_AT + k * NUM_POWERS + p] = 1.0
+        for k, p in enumerate(drawn):
+            blk[_N_DRAWN_AT + k * NUM_POWERS + p] = 1.0
+
+    # ---- glob block
+    def _update_glob(self, st: State) -> None:
+        """Turn, phase and the pending decision (the tuples list ``_GLOB_HOT``'s and ``_GLOB_COLD``'s values)."""
+        c = self._canon
+        acting = st.defend_race if st.phase == _DEFEND else st.cur_race
+        c[_G_ACTING_HAND] = st.hand[acting] * _SC_ACTING_HAND if acting >= 0 else 0.0  # changes nearly every call
+        over, turn, decider = st.over, st.turn_seat, st.decider
+        hot = (st.phase, st.started, -1 if over else turn, -1 if over else decider,
                decider if (not over and decider != turn) else -1, st.cur_race, st.placed, st.nonempty)
-        if hot != self._ghot:
-            _write_changes(self._glob, self._glob_spec[0], hot, self._ghot)
-            self._ghot = hot
+        if hot != self._glob_hot:
+            _write_changes(c, self._glob_hot_spec, hot, self._glob_hot)
+            self._glob_hot = hot
         rnd, berserk, last_die = st.round, st.berserk, st.last_die
-        cold = (rnd, rnd >= self._gt, len(st.race_deck), len(st.power_deck) + len(st.power_discard), over,
+        cold = (rnd, rnd >= self._game_turns, len(st.race_deck), len(st.power_deck) + len(st.power_discard), over,
                 berserk, berserk >= 0, last_die >= 0, last_die if last_die > 0 else 0, st.defend_race, st.hold,
                 st.segment == 0, st.picked, st.dragon_used, st.fort_used, st.hero_pool, st.encamp_pool,
                 st.holes_placed, st.amazon_held)
-        if cold != self._gcold:
-            _write_changes(self._glob, self._glob_spec[1], cold, self._gcold)
-            self._gcold = cold
-
-    def _write_necro(self, st: State, badges: bool = True) -> None:
-        """Rewrite the necro scalars (one slice write) and, if ``badges``, the power one-hots."""
-        well = st.well
-        pu = st.race_power[GHOST]
-        island = st.island
-        tok = st.tok
-        in_play = island + sum([tok[r] for r in _bits(st.regions[GHOST])])
-        canon = self._canon
-        returnable = self.game.island_cap(st) - island
-        canon[_N_SCALAR0:_N_SCALAR0 + len(_N_SCALAR_ORDER)] = (
-            st.tray[GHOST] * _SC_GHOST, island * _SC_GHOST, well[GHOST] * _SC_GHOST,
-            (sum(well) - well[GHOST]) * _SC_HAND, st.souls * 0.25, in_play * _SC_GHOST,
-            (pu.bit_count() + in_play + st.hand[GHOST]) * _SC_HAND, st.bought_ghosts * _SC_GHOST,
-            st.bought_powers * 0.2, (len(st.necro_reserve) - st.necro_reserve.count(-1)) * 0.2,
-            st.ghosts_removed * 0.5, (returnable if returnable > 0 else 0) * _SC_GHOST)
-        if badges:
-            blk = canon[_N_BADGES0:_N_BADGES1]
-            blk[:] = 0.0
-            for p in _bits(pu):
-                blk[p] = 1.0
-            for k, p in enumerate(st.necro_reserve):
-                if p >= 0:
-                    blk[_N_RESERVE - _N_POWERS + k * NUM_POWERS + p] = 1.0
-            for k, p in enumerate(st.necro_draw):
-                blk[_N_DRAWN - _N_POWERS + k * NUM_POWERS + p] = 1.0
+        if cold != self._glob_cold:
+            _write_changes(c, self._glob_cold_spec, cold, self._glob_cold)
+            self._glob_cold = cold
 
 
 def state_vector(game: Game, st: State) -> np.ndarray:
@@ -734,4 +914,4 @@ def state_vector(game: Game, st: State) -> np.ndarray:
 
 
 __all__ = ["Observer", "OBS_SIZE", "OBS_HIGH", "OFFSETS", "MAX_SEATS", "REGION_STATIC_COLS", "REGION_COLS",
-           "SEAT_COLS", "COMBO_COLS", "offsets_table", "features_table", "state_vector"]
+           "SEAT_COLS", "COMBO_COLS", "SCALES", "offsets_table", "features_table", "columns_table", "state_vector"]

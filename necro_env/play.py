@@ -7,10 +7,9 @@ from typing import Callable, TextIO
 
 import numpy as np
 
-from .env import agent_names
 from .game import Game, GameConfig, decode
 from .game.errors import ConfigError
-from .record import describe
+from .record import agent_names, describe
 
 HELP = ("Type the number in brackets (or the action's text, e.g. 'conquer 12'); "
         "'b' shows the board again, 'q' quits.")
@@ -95,7 +94,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--opponents", default="greedy", help="policy of the other player seats (name or PATH)")
     p.add_argument("--necromancer-policy", default="heuristic", help="policy of the Necromancer (name or PATH)")
     p.add_argument("--seed", type=int, default=0)
-    from .cli import add_trust_argument
+    from .cli_args import add_trust_argument
 
     add_trust_argument(p)
 

@@ -1,4 +1,4 @@
-"""Replay a recorded game turn by turn (``necro-env replay FILE``).
+"""Game records: the format, reading and checking a record, and replaying it on the engine.
 
 A game record is the JSON-ready dict of ``env.unwrapped.record()``:
 
@@ -12,18 +12,19 @@ Only ``format``, ``version`` (the int 1), ``config`` (every ``GameConfig`` optio
 ``seed`` and ``actions`` are required; the others are checked when present (``env_id`` must
 be this env's, ``options`` lists all three). Records are safe to load from anyone: every
 field's type is checked (nesting at most 32 deep) before the game is replayed. Same
-config + seed + actions = the same game, bit for bit. ``replay(record)`` returns a **raw env** positioned after the last recorded
-action (``env.game_state`` is the final engine state; a record of an unfinished game
-can be played on from there), with the illegal-action ending re-applied if the record
-has one. Every problem raises ``StateError`` naming it: an unknown format or version,
-an unknown or missing config key, an action that is not an int or is illegal at step k,
-actions after the end of the game, or ``over``, ``result``, ``agents`` or the illegal-action
-note differing from the replay (``necro-env replay`` exits 1 on such a record).
+config + seed + actions = the same game, bit for bit. This module holds the format
+(``parse_record``), the engine-level replay (``replay_engine``, ``iter_replay``); the
+``necro-env replay`` subcommand lives in ``replay_command.py``, and the env-level replay,
+``necro_env.replay(record)`` (in ``necro_env.env``), returns a **raw env** positioned after
+the last recorded action (``env.game_state`` is the final engine state; a record of an
+unfinished game can be played on from there), with the illegal-action ending re-applied
+if the record has one. Every problem raises ``StateError`` naming it: an unknown format
+or version, an unknown or missing config key, an action that is not an int or is illegal
+at step k, actions after the end of the game, or ``over``, ``result``, ``agents`` or the
+illegal-action note differing from the replay (``necro-env replay`` exits 1 on such a record).
 """
 from __future__ import annotations
 
-import argparse
-import io
 import json
 import sys
 from pathlib import Path
@@ -43,6 +44,14 @@ RECORD_VERSION = 1
 _RECORD_KEYS = {"format", "version", "env_id", "config", "options", "seed", "agents", "actions", "illegal",
                 "over", "result"}
 _REQUIRED = {"format", "version", "config", "seed", "actions"}
+
+
+def agent_names(config: GameConfig) -> list[str]:
+    """The agent name of each seat (a record's ``agents``): ``player_0`` ... and ``necromancer_0``
+    last when the scenario is on."""
+    if config.necromancer:
+        return [f"player_{i}" for i in range(config.players - 1)] + ["necromancer_0"]
+    return [f"player_{i}" for i in range(config.players)]
 
 
 def check_header(d: Any, fmt: str, version: int, what: str) -> None:
@@ -197,39 +206,6 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
     return config, options, seed, check_actions(record["actions"], "game record")
 
 
-def replay(record: dict):
-    """Replay a game record exactly; returns a raw env after the last action (see the module doc)."""
-    from .env import raw_env  # deferred: env imports this module
-
-    config, options, seed, actions = parse_record(record)
-    game_options = {k: v for k, v in config.to_dict().items() if k not in ("players", "hide_coins")}
-    try:
-        env = raw_env(players=config.players, **{"hide_coins": config.hide_coins, **options}, **game_options)
-    except ConfigError as e:
-        raise StateError(f"game record options: {e}") from None
-    agents = record.get("agents")
-    if agents is not None and agents != env.possible_agents:
-        raise StateError(f"game record agents {short_repr(agents)} differ from {env.possible_agents}")
-    over = record.get("over")
-    if over is not None and not isinstance(over, bool):
-        raise StateError(f"game record 'over' must be true, false or null, got {short_repr(over)}")
-    result = record.get("result")
-    if result is not None and not isinstance(result, dict):
-        raise StateError(f"game record 'result' must be null or an object (game.result()), got {short_repr(result)}")
-    illegal = check_illegal_note(record.get("illegal"), env.possible_agents, "game record")
-    env.reset(seed=seed)
-    env.apply_recorded(actions, illegal, "game record")
-    st = env.game_state
-    if over is not None and over != bool(st.over):
-        raise StateError(f"game record says over={over} but the replay ends with over={bool(st.over)}")
-    if result is not None:
-        got = env.game.result(st)
-        if result != got:
-            diff = sorted(k for k in set(result) | set(got) if result.get(k) != got.get(k))
-            raise StateError(f"game record result differs from the replay in {diff}")
-    return env
-
-
 # ---------------------------------------------------------------------------- describing actions
 def describe(game: Game, st: State, action: int) -> str:
     """A readable name for ``action`` in ``st`` (before it is applied), e.g. ``pick 2 (Orcs + Commando)``."""
@@ -282,15 +258,7 @@ def iter_replay(record: dict) -> Iterator[tuple[int, int, int, str, tuple[int, i
         yield k, seat, a, text, before, game, st
 
 
-# ---------------------------------------------------------------------------- the CLI subcommand
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="a game record (JSON from env.unwrapped.record()); - for stdin")
-    parser.add_argument("--json", action="store_true", help="end with a one-line JSON summary")
-    parser.add_argument("--quiet", action="store_true", help="print only the per-turn summaries")
-    parser.add_argument("--html", metavar="OUT", default=None,
-                        help="write a self-contained HTML viewer of the game to OUT instead of the text replay")
-
-
+# ---------------------------------------------------------------------------- files
 def load_record(path: str) -> Any:
     """Read a record file (``-`` = stdin); ``StateError`` if it is not JSON (bad syntax, bad UTF-8,
     an int of more than 4,300 digits, nesting deeper than Python's stack)."""
@@ -301,50 +269,5 @@ def load_record(path: str) -> Any:
         raise StateError(f"{path}: not a JSON game record ({type(e).__name__}: {str(e)[:200]})") from None
 
 
-def run(args: argparse.Namespace) -> int:
-    record = load_record(args.file)
-    replay(record)  # every check (result, over, agents, the illegal note): a record it rejects exits 1
-    config, _options, seed, _actions = parse_record(record)
-    from .env import agent_names
-
-    names = agent_names(config)
-    out = sys.stdout
-    if args.html:  # the page replaces the text replay (--json still ends the output)
-        from .viewer import write_viewer
-
-        print(f"wrote {write_viewer(record, args.html)}")
-        out = io.StringIO()
-    scenario = "Necromancer Island" if config.necromancer else "base game"
-    print(f"# {scenario}, {config.players} seats ({', '.join(names)}), seed {seed}, "
-          f"{len(record['actions'])} actions", file=out)
-    game = st = None
-    for k, seat, a, text, before, game, st in iter_replay(record):
-        if not args.quiet:
-            print(f"{k:5d}  round {before[0]:<2} {names[seat]:<14} {text}", file=out)
-        if st.over or (st.round, st.turn_seat) != before:
-            print(f"       -- round {before[0]}, end of {names[before[1]]}'s turn; coins: "
-                  + ", ".join(f"{n} {c}" for n, c in zip(names, st.coins)), file=out)
-    if game is None:
-        game = Game(config)
-        st = game.new_state(seed)
-    res = game.result(st)
-    if res["over"]:
-        winners = [names[s] for s in res["winners"]]
-        print(f"# game over after {res['rounds_played']} rounds: winner(s) {', '.join(winners)}", file=out)
-    else:
-        print(f"# the record stops before the end (round {st.round}, {names[st.decider]} to act)", file=out)
-    if record.get("illegal"):
-        print(f"# ended by an illegal action: {record['illegal']}", file=out)
-    if args.json:
-        summary = {
-            "seed": seed, "players": config.players, "necromancer": config.necromancer,
-            "decisions": len(record["actions"]), "over": res["over"], "rounds_played": res["rounds_played"],
-            "winners": [names[s] for s in res["winners"]], "necromancer_won": res["necromancer_won"],
-            "coins": dict(zip(names, res["coins"])), "ghost_curve": res["ghost_curve"],
-        }
-        print(json.dumps(summary, sort_keys=True))
-    return 0
-
-
-__all__ = ["replay", "parse_record", "replay_engine", "iter_replay", "describe", "check_header",
-           "add_arguments", "run", "load_record", "RECORD_FORMAT", "RECORD_VERSION"]
+__all__ = ["parse_record", "replay_engine", "iter_replay", "describe", "check_header", "check_keys", "agent_names",
+           "load_record", "RECORD_FORMAT", "RECORD_VERSION"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .game import GameConfig
-from .record import RECORD_FORMAT, RECORD_VERSION
+from .record import RECORD_FORMAT, RECORD_VERSION, agent_names
 from .versions import ENV_ID
 
 
@@ -21,8 +21,6 @@ def game_record(config: GameConfig, seed: int, actions: list[int], result: dict[
 
     ``result``: ``Game.result`` of the final state when the game is over, else ``None``.
     """
-    from .env import agent_names  # deferred: the env module pulls in gymnasium
-
     return {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,

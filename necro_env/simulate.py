@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from .cli import add_game_arguments, game_config, nonneg_int, positive_int, resolve_necromancer
+from .cli_args import add_game_arguments, game_config, nonneg_int, positive_int, resolve_necromancer
 from .saved_games import add_save_games_argument, game_record, save_game
 
 _BATCH = 1024  # random draws fetched from the generator at a time

@@ -1,203 +1,77 @@
-"""Hand-built positions for rule tests.
+"""Helpers for rule tests: building positions (``necro_env.game.positions``, re-exported here), playing
+actions by kind, reading the legal set, finishing a turn, rigging the die.
 
-A position starts from a real new game (so decks, coins and the RNG are valid),
-then the board is cleared or edited with the helpers below, which keep every
-conservation law (tokens come from and go back to the tray; banners leave the
-deck/column when a seat takes them). Finish with ``begin(...)`` to give a seat
-the turn in the phase you want to test.
-
-    g, st = empty_position(players=3)                    # base game, 3p board, no Lost Tribes
+    g, st = empty_position(players=3)
     give_race(g, st, seat=0, race="Orcs", power="Commando", hand=5)
-    put(g, st, 4, "Orcs", 2)                            # 2 Orc tokens in region 4
-    put(g, st, 5, "Lost Tribe", 1)
-    begin(g, st, seat=0)                                 # seat 0's turn, CONQUER with Orcs
-    g.apply(st, encode((Kind.CONQUER, 5)))
-
-Race/power arguments take names (case-insensitive) or ids.
+    put(g, st, 4, "Orcs", 2)
+    begin(g, st, seat=0)
+    play(g, st, (Kind.CONQUER, 5))
+    assert kinds(g, st, "CONQUER") == {...}
 """
 from __future__ import annotations
 
-from necro_env.game import Game, GameConfig, Phase, State
-from necro_env.game.catalog import GHOST, LOST_TRIBE, OCCUPANT_NAMES, power_id, race_id
-from necro_env.game.engine import MAIN_SEGMENT
-from necro_env.game.state import ACTIVE, DECLINED
-
-_OCC_BY_NAME = {n.lower(): i for i, n in enumerate(OCCUPANT_NAMES)}
-_OCC_BY_NAME.update({"lt": LOST_TRIBE, "lost tribes": LOST_TRIBE, "ghost": GHOST})
-
-
-def occ(x: int | str) -> int:
-    """Occupant id from a name ("Orcs", "Lost Tribe", "Ghosts") or an id."""
-    if isinstance(x, int):
-        return x
-    return _OCC_BY_NAME.get(x.lower(), None) if x.lower() in _OCC_BY_NAME else race_id(x)
-
-
-def pw(x: int | str) -> int:
-    return x if isinstance(x, int) else power_id(x)
-
-
-def new_position(players: int = 3, necromancer: bool = False, seed: int = 0, **options) -> tuple[Game, State]:
-    """A real new game; with the Necromancer, his starting power is chosen (draw slot 0)."""
-    g = Game(GameConfig(players=players, necromancer=necromancer, **options))
-    st = g.new_state(seed)
-    if necromancer:
-        g.apply(st, g.legal_actions(st)[0])  # NECRO_START 0 -> seat 0's turn begins
-    return g, st
-
-
-def empty_position(players: int = 3, necromancer: bool = False, seed: int = 0, **options) -> tuple[Game, State]:
-    """A new game with every Lost Tribe removed (and the Island emptied back to 1 Ghost)."""
-    g, st = new_position(players, necromancer, seed, **options)
-    for r in range(g.num_regions):
-        if st.occ[r] >= 0:
-            remove(g, st, r)
-    return g, st
-
-
-def remove(g: Game, st: State, r: int) -> None:
-    """Empty region ``r`` (tokens back to the tray, markers cleared)."""
-    x = st.occ[r]
-    if x >= 0:
-        st.tray[x] += st.tok[r]
-        st.regions[x] &= ~(1 << r)
-    st.occ[r] = -1
-    st.tok[r] = 0
-    st.lair[r] = st.fort[r] = st.hole[r] = st.hero[r] = st.encamp[r] = 0
-    if st.dragon == r:
-        st.dragon = -1
-    g._recompute_immune(st)
-    st._legal = None
-
-
-def put(g: Game, st: State, r: int, occupant: int | str, n: int = 1, **markers: int) -> None:
-    """Put ``n`` tokens of ``occupant`` on region ``r`` (replacing what was there).
-
-    markers: lair=1, fort=1, hole=1, hero=1, encamp=k, dragon=1.
-    """
-    remove(g, st, r)
-    x = occ(occupant)
-    if st.tray[x] < n:
-        raise ValueError(f"tray of {OCCUPANT_NAMES[x]} holds only {st.tray[x]} tokens")
-    st.tray[x] -= n
-    st.occ[r] = x
-    st.tok[r] = n
-    st.regions[x] |= 1 << r
-    for k, v in markers.items():
-        if k == "dragon":
-            if v:
-                st.dragon = r
-        elif k in ("lair", "fort", "hole", "hero", "encamp"):
-            getattr(st, k)[r] = v
-        else:
-            raise ValueError(f"unknown marker {k}")
-    g._recompute_immune(st)
-    st._legal = None
-
-
-def _take_banner(st: State, race: int) -> None:
-    if race in st.race_deck:
-        st.race_deck.remove(race)
-    elif race in st.col_race:
-        k = st.col_race.index(race)
-        st.col_race.pop(k)
-        p = st.col_power.pop(k)
-        st.col_coins.pop(k)
-        st.power_deck.append(p)
-
-
-def _take_badge(st: State, power: int) -> None:
-    if power in st.power_deck:
-        st.power_deck.remove(power)
-    elif power in st.col_power:
-        k = st.col_power.index(power)
-        st.col_power[k] = st.power_deck.pop(0)
-    elif power in st.power_discard:
-        st.power_discard.remove(power)
-
-
-def give_race(g: Game, st: State, seat: int, race: int | str, power: int | str | None = None,
-              hand: int = 0, declined: bool = False, spirit: bool = False) -> int:
-    """Make ``race`` the seat's active race (or its in-decline race) with ``hand`` tokens in hand."""
-    x = occ(race)
-    _take_banner(st, x)
-    st.race_owner[x] = seat
-    if declined:
-        st.race_status[x] = DECLINED
-        st.race_power[x] = 0
-        if spirit:
-            st.decl_spirit[seat] = x
-        else:
-            st.decl[seat] = x
-    else:
-        st.race_status[x] = ACTIVE
-        st.active[seat] = x
-        if power is not None:
-            p = pw(power)
-            _take_badge(st, p)
-            st.race_power[x] = 1 << p
-    if hand:
-        if st.tray[x] < hand:
-            raise ValueError(f"tray of {OCCUPANT_NAMES[x]} holds only {st.tray[x]} tokens")
-        st.tray[x] -= hand
-        st.hand[x] += hand
-    g._refill_column(st)
-    st._legal = None
-    return x
-
-
-def set_necro_powers(st: State, *powers: int | str) -> None:
-    """The Necromancer's powers in use (replaces them)."""
-    m = 0
-    for p in powers:
-        m |= 1 << pw(p)
-    st.race_power[GHOST] = m
-
-
-def begin(g: Game, st: State, seat: int, phase: Phase = Phase.CONQUER, ready: bool = False) -> None:
-    """Give ``seat`` the turn: CONQUER with its active race (troops readied only if ``ready``),
-    or PICK / BUY / any phase with the seat deciding."""
-    st.turn_seat = seat
-    st.decider = seat
-    st.picked = 0 if ready else 1   # picked=1 skips readying and forbids DECLINE
-    st.dragon_used = st.fort_used = 0
-    st.converted = st.attacked = 0
-    st.berserk = -1
-    st.pact[seat] = -1
-    if phase == Phase.CONQUER:
-        g._start_segment(st, st.active[seat], MAIN_SEGMENT)
-        if ready:
-            st.picked = 0
-    else:
-        st.phase = int(phase)
-        st.cur_race = st.active[seat]
-        st.segment = MAIN_SEGMENT
-    st._legal = None
+from necro_env.game import DIE_FACES, Game, Kind, Phase, State, decode, encode
+from necro_env.game import rng as R
+from necro_env.game.positions import (
+    begin, empty_position, give_race, new_position, occ, put, pw, remove, set_hand, set_necro_powers,
+)
 
 
 def play(g: Game, st: State, *actions) -> None:
     """Apply actions given as (Kind, arg) pairs or indices."""
-    from necro_env.game import encode
     for a in actions:
         g.apply(st, a if isinstance(a, int) else encode(a))
 
 
 def legal(g: Game, st: State) -> set:
     """Legal actions as a set of ``(kind name, arg)`` pairs, for readable asserts."""
-    from necro_env.game import decode
     return {(decode(a).kind.name, decode(a).arg) for a in g.legal_actions(st)}
-
-
-def set_hand(st: State, race: int | str, n: int) -> None:
-    """Give ``race`` exactly ``n`` tokens in hand, moving the difference from/to its tray."""
-    x = occ(race)
-    if st.tray[x] < n - st.hand[x]:
-        raise ValueError(f"tray of {OCCUPANT_NAMES[x]} holds only {st.tray[x]} tokens")
-    st.tray[x] -= n - st.hand[x]
-    st.hand[x] = n
-    st._legal = None
 
 
 def kinds(g: Game, st: State, kind: str) -> set[int]:
     """Arguments of the legal actions of one kind (e.g. the regions of every CONQUER)."""
     return {a for k, a in legal(g, st) if k == kind}
+
+
+def regions_of(st: State, race: int) -> list[int]:
+    """The regions ``race`` holds, lowest first."""
+    return [r for r in range(len(st.occ)) if (st.regions[race] >> r) & 1]
+
+
+def finish_turn(g: Game, st: State) -> None:
+    """End conquest if needed, put every token in hand (beyond the Amazons' hold) on the race's
+    lowest region, end redeployment."""
+    if st.phase == Phase.CONQUER:
+        play(g, st, (Kind.END_CONQUEST,))
+    race = st.cur_race
+    while st.phase == Phase.REDEPLOY and st.hand[race] > st.hold:
+        play(g, st, (Kind.PLACE, regions_of(st, race)[0]))
+    if st.phase == Phase.REDEPLOY:
+        play(g, st, (Kind.END_REDEPLOY,))
+
+
+def die_rng(face: int) -> int:
+    """A generator state whose next die roll shows ``face`` (assign it to ``st.rng``)."""
+    for v in range(1, 100_000):
+        if DIE_FACES[R.below(v, 6)[1]] == face:
+            return v
+    raise AssertionError("no generator state found")
+
+
+def rig_die(g: Game, st: State, face: int) -> None:
+    """Make the next die roll of ``st`` show ``face``."""
+    st.rng = die_rng(face)
+    g.invalidate(st)
+
+
+def die_rolls(rng: int, n: int) -> list[int]:
+    """The faces of the next ``n`` die rolls from generator state ``rng`` (what the engine's die shows)."""
+    out = []
+    for _ in range(n):
+        rng, i = R.below(rng, 6)
+        out.append(DIE_FACES[i])
+    return out
+
+
+__all__ = ["begin", "empty_position", "give_race", "new_position", "occ", "put", "pw", "remove", "set_hand",
+           "set_necro_powers", "play", "legal", "kinds", "regions_of", "finish_turn", "die_rng", "rig_die", "die_rolls"]

@@ -230,7 +230,7 @@ def test_greedy_declines_a_spent_race_but_never_in_its_last_round():
     begin(g, st, 0, ready=True)
     assert ("DECLINE", 0) == act(GreedyAgent(), g, st)
     st.round = g.game_turns
-    st._legal = None
+    g.invalidate(st)
     assert act(GreedyAgent(), g, st)[0] != "DECLINE"
 
 
@@ -313,7 +313,7 @@ def test_greedy_defender_places_survivors_on_the_threatened_region():
     st.defend_race = ratmen
     st.phase = int(Phase.DEFEND)
     st.decider = 0
-    st._legal = None
+    g.invalidate(st)
     assert act(GreedyAgent(), g, st) == ("PLACE", 8)
 
 

@@ -262,14 +262,18 @@ def test_rank_reward() -> None:
 
 
 def test_rank_reward_ties_share_the_mean() -> None:
-    """Equal standings share the mean of their places."""
+    """Equal standings share the mean of their places (``necro_env.rewards``, used by both envs)."""
+    from necro_env.rewards import terminal_rewards
+
     env = necro_env.raw_env(players=4, necromancer=False, reward="rank")
     env.reset(seed=0)
     st = env.game_state
     st.coins = [10, 10, 10, 10]
     st.winners = [0, 1, 2, 3]
-    res = {"winners": [0, 1, 2, 3], "necromancer_won": False}
-    assert env._rank_rewards(st, res) == [0.0, 0.0, 0.0, 0.0]
+    assert terminal_rewards(env.game, st, "rank") == [0.0, 0.0, 0.0, 0.0]
+    st.winners = [2]
+    assert terminal_rewards(env.game, st, "win") == [-1.0, -1.0, 1.0, -1.0]
+    assert terminal_rewards(env.game, st, "coins") is None
 
 
 def test_coins_reward_sums_to_the_coins_gained() -> None:

@@ -71,7 +71,8 @@ def random_states(players: int, necro: bool, games: int, seed: int = 0, every: i
 
 # ------------------------------------------------------------------------------ layout
 def test_layout_is_contiguous_and_documented() -> None:
-    """Blocks tile the vector exactly; the docstring's block table is generated from OFFSETS."""
+    """Blocks tile the vector exactly; the docstring's tables (blocks, row columns with their divisors,
+    flat features) are generated from OFFSETS, the column tables and SCALES."""
     blocks = ["region_static", "region", "seat", "combo", "necro", "glob"]
     pos = 0
     for b in blocks:
@@ -91,6 +92,8 @@ def test_layout_is_contiguous_and_documented() -> None:
         assert covered == list(range(width))
     assert "\n".join("    " + line for line in O.offsets_table().splitlines()) in O.__doc__
     assert "\n".join("    " + line for line in O.features_table().splitlines()) in O.__doc__
+    assert "\n".join("    " + line for line in O.columns_table().splitlines()) in O.__doc__
+    assert "hand 4 /20" in O.columns_table() and "necro.souls                  2166   1 /4" in O.features_table()
     assert f"OBS_SIZE = {OBS_SIZE}" in O.__doc__
     assert OBS_HIGH.shape == (OBS_SIZE,) and (OBS_HIGH >= 1).all()
 
@@ -201,7 +204,7 @@ def test_necromancer_role_and_block() -> None:
     put(g, st, g.board.lake_neighbors[0], GHOST, 3)
     st.well[GHOST] = 2
     st.well[race_id("Orcs")] = 1
-    set_necro_powers(st, "Flying", "Hill")
+    set_necro_powers(g, st, "Flying", "Hill")
     ob = Observer(g)
     for v in range(4):
         obs = ob.observe(st, v)

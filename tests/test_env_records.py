@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import necro_env
-from necro_env import cli
+from necro_env import cli, replay
 from necro_env.game.errors import StateError
-from necro_env.record import iter_replay, replay
+from necro_env.record import iter_replay
 
 CONFIGS = [(2, False), (3, False), (4, False), (5, False), (3, True), (4, True), (5, True), (6, True)]
 

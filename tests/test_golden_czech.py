@@ -19,7 +19,7 @@ import pytest
 from necro_env.game import Game, Kind, Phase, encode
 from necro_env.game.catalog import AMAZONS, COMMANDO, DWARVES, GHOST, MOUNTED
 
-from positions import empty_position, give_race, legal, play, put
+from positions import begin, empty_position, give_race, legal, play, put
 
 NECRO_POWERS = ("Commando", "Alchemist", "Flying", "Heroic", "Mounted", "Underworld")
 AMAZON_SEAT, DWARF_SEAT, NECRO_SEAT = 0, 1, 2
@@ -52,10 +52,7 @@ def build():
         put(g, st, r, "Ghosts", 1)
     st.coins[NECRO_SEAT] = 4
     # Seat 0's turn begins: CONQUER with the Amazons, nothing readied (every region holds 1 token).
-    st.turn_seat = st.decider = AMAZON_SEAT
-    st.picked = 0
-    g._start_segment(st, AMAZONS, 1)
-    st._legal = None
+    begin(g, st, AMAZON_SEAT, ready=True)
     g.check_invariants(st)
     return g, st
 

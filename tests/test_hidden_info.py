@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 import necro_env
-from necro_env.game import Game, GameConfig, Kind, Phase, encode
+from necro_env.game import Game, GameConfig, Kind, Phase
 from necro_env.game.actions import END_BUY, PICK
 from necro_env.game.catalog import GHOST
 from necro_env.observe import OFFSETS, Observer
-from necro_env.wrappers import SingleSeatEnv
+from necro_env.single_seat import SingleSeatEnv
 
-from positions import empty_position, kinds, play, put
+from positions import empty_position, play, put
 
 LAKE = 7          # the 2-player board (3 seats with the Necromancer)
 P0, NECRO = 0, 2
@@ -82,17 +82,14 @@ def test_buy_step_does_not_depend_on_hidden_coins(hide_coins):
     g, st = empty_position(players=3, necromancer=True, hide_coins=hide_coins, skip_forced=True)
     put(g, st, 12, "Ghosts", 1)
     st.coins[NECRO] = 0
-    g._begin_turn(st, NECRO)
-    st._legal = None
-    g._skip_forced(st)
+    g.begin_turn(st, NECRO)
     if hide_coins:
         assert st.phase == Phase.BUY and g.legal_actions(st) == [END_BUY]
         play(g, st, (Kind.END_BUY,))
     assert st.phase == Phase.CONQUER and st.cur_race == GHOST
     g, st = empty_position(players=3, necromancer=True, hide_coins=hide_coins, skip_forced=True)
     st.coins[NECRO] = 2      # price 1 power + 1 Ghost = 2: one purchase, then 1 coin left for a price of 3
-    g._begin_turn(st, NECRO)
-    st._legal = None
+    g.begin_turn(st, NECRO)
     assert st.phase == Phase.BUY
     play(g, st, (Kind.BUY_GHOST,))
     if hide_coins:
@@ -107,9 +104,9 @@ def test_pick_with_no_coins_is_not_skipped_under_hide_coins(hide_coins):
     g = Game(GameConfig(players=2, necromancer=False, skip_forced=True, hide_coins=hide_coins))
     st = g.new_state(0)
     st.coins[0] = 0
-    st._legal = None
+    g.invalidate(st)
     assert g.legal_actions(st) == [PICK]
-    g._skip_forced(st)
+    g.begin_turn(st, 0)  # the engine's own turn start, forced decisions skipped
     assert (st.phase == Phase.PICK) == hide_coins
 
 
@@ -172,8 +169,7 @@ def test_price_and_island_returnable_features():
     o = Observer(g)
     before = o.observe(st, NECRO)
     assert glob(before, "necro.island_returnable")[0] == 0
-    g._begin_turn(st, NECRO)
-    st._legal = None
+    g.begin_turn(st, NECRO)
     assert st.hand[GHOST] == 6 and st.island == 0
     obs = o.observe(st, NECRO)
     price = st.race_power[GHOST].bit_count() + 3 + 4   # = what BUY would cost after this turn's redeployment

@@ -11,15 +11,14 @@ import random
 
 import pytest
 
-from necro_env.game import DIE_FACES, ConfigError, Game, GameConfig, Kind, Phase, encode
-from necro_env.game import rng as R
+from necro_env.game import ConfigError, Game, GameConfig, Kind, Phase, encode
 from necro_env.game.catalog import (
     ALCHEMIST, AMAZONS, COMMANDO, ELVES, GHOST, HUMANS, LOST_TRIBE, MOUNTED, NUM_POWERS,
     POWERS, RATMEN, SORCERERS, SPIRIT, STOUT, WEALTHY,
 )
 from necro_env.game.state import UNUSED
 
-from positions import begin, empty_position, give_race, kinds, legal, play, put, set_necro_powers
+from positions import begin, empty_position, give_race, kinds, legal, play, put, rig_die, set_necro_powers
 
 NP = ("Commando", "Alchemist", "Flying", "Heroic", "Mounted", "Underworld")
 LAKE = 7
@@ -33,31 +32,25 @@ def scen(players: int = 3, powers=NP, **options):
     return empty_position(players=players, necromancer=True, necromancer_powers=powers, **options)
 
 
-def start(g, st, seat: int) -> None:
-    """Begin ``seat``'s turn through the engine's own turn start (readying, BUY, ...)."""
-    g._begin_turn(st, seat)
-    st._legal = None
-
-
 def ghosts_total(g, st) -> int:
     on_map = sum(st.tok[r] for r in range(g.num_regions) if st.occ[r] == GHOST)
     return st.tray[GHOST] + st.island + on_map + st.hand[GHOST] + st.well[GHOST] + st.ghosts_removed
 
 
-def to_well(st, occupant: int, n: int) -> None:
+def to_well(g, st, occupant: int, n: int) -> None:
     """Move ``n`` tokens from the tray (for Ghosts: the reserve) into the Well."""
     assert st.tray[occupant] >= n
     st.tray[occupant] -= n
     st.well[occupant] += n
-    st._legal = None
+    g.invalidate(st)
 
 
-def to_island(st, n: int) -> None:
+def to_island(g, st, n: int) -> None:
     """Move ``n`` reserve Ghosts onto the Island."""
     assert st.tray[GHOST] >= n
     st.tray[GHOST] -= n
     st.island += n
-    st._legal = None
+    g.invalidate(st)
 
 
 def well_total(st) -> int:
@@ -94,7 +87,7 @@ def test_rule1_board_for_players_minus_one(players, regions, turns):
 
 def _end_round(g, st):
     """The Necromancer buys nothing and ends his turn at once (nothing of his on the map): the round is over."""
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     if st.phase == Phase.BUY:
         play(g, st, (Kind.END_BUY,))
     play(g, st, (Kind.END_CONQUEST,))
@@ -224,10 +217,10 @@ def test_rule6_handicap_removes_ghosts(handicap):
 def test_rule6_removed_ghosts_are_not_needed_to_win():
     """RULES §4.1 rules 6 and 14: with handicap 2 he wins once the other 12 Ghosts are all in play."""
     g, st = scen(handicap=2)
-    to_island(st, st.tray[GHOST])
+    to_island(g, st, st.tray[GHOST])
     assert g.ghosts_in_play(st) == 12
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     play(g, st, (Kind.END_CONQUEST,))  # no region held: the readied Ghosts go back to the Island
     assert st.over and st.necro_won and st.winners == [NECRO]
 
@@ -352,7 +345,7 @@ def test_rule9_he_redeploys_fleeing_ghosts_in_defend_then_spawn():
     put(g, st, 2, "Ghosts", 3)
     put(g, st, 12, "Ghosts", 1)
     put(g, st, 13, "Ghosts", 1)
-    to_well(st, LOST_TRIBE, 3)
+    to_well(g, st, LOST_TRIBE, 3)
     ratmen_turn(g, st, hand=6)
     play(g, st, (Kind.CONQUER, 2), (Kind.END_CONQUEST,), (Kind.PLACE, 2), (Kind.END_REDEPLOY,))
     assert st.phase == Phase.DEFEND and st.decider == NECRO and st.turn_seat == P0
@@ -392,7 +385,7 @@ def test_rule10_spawning_at_the_end_of_a_players_turn(well, island_gain, left):
     the reserve, others to the tray; the rest carries over."""
     g, st = scen()
     for x, n in well.items():
-        to_well(st, x, n)
+        to_well(g, st, x, n)
     trays = list(st.tray)
     ratmen_turn(g, st, hand=0, regions=(1,))
     assert st.island == 1
@@ -414,8 +407,8 @@ def test_A9_empty_reserve_keeps_the_well():
     """RULES §4.3 A9: a set is removed only if a Ghost can then be taken from the Reserve; with an empty Reserve and
     no Ghost in the Well, 5 Elf tokens stay in the Well (none vanish) and nothing spawns."""
     g, st = scen()
-    to_island(st, st.tray[GHOST])
-    to_well(st, ELVES, 5)
+    to_island(g, st, st.tray[GHOST])
+    to_well(g, st, ELVES, 5)
     tray_elves = st.tray[ELVES]
     ratmen_turn(g, st, hand=0)
     end_turn(g, st)
@@ -429,9 +422,9 @@ def test_A9_a_sets_own_ghosts_refill_the_reserve_first():
     """RULES §4.3 A9: the set's Ghosts return to the Reserve first, so with an empty Reserve a set holding a Ghost still
     spawns; the next set (no Ghost left anywhere to take) stays in the Well."""
     g, st = scen()
-    to_island(st, st.tray[GHOST] - 1)
-    to_well(st, GHOST, 1)            # Reserve 0, 1 Ghost in the Well
-    to_well(st, LOST_TRIBE, 7)
+    to_island(g, st, st.tray[GHOST] - 1)
+    to_well(g, st, GHOST, 1)            # Reserve 0, 1 Ghost in the Well
+    to_well(g, st, LOST_TRIBE, 7)
     ratmen_turn(g, st, hand=0)
     end_turn(g, st)
     # set 1: the Ghost + 3 Lost Tribes -> the Ghost back to the Reserve, then to the Island; set 2 cannot spawn
@@ -444,9 +437,9 @@ def test_A9_several_sets_spawn_while_ghosts_last():
     """RULES §4.3 A9: 2 Ghosts + 6 others in the Well, Reserve empty: two sets, two spawns (the first set's 2 Ghosts
     refill the Reserve), nothing left."""
     g, st = scen()
-    to_island(st, st.tray[GHOST] - 2)
-    to_well(st, GHOST, 2)
-    to_well(st, LOST_TRIBE, 6)
+    to_island(g, st, st.tray[GHOST] - 2)
+    to_well(g, st, GHOST, 2)
+    to_well(g, st, LOST_TRIBE, 6)
     ratmen_turn(g, st, hand=0)
     end_turn(g, st)
     assert st.tray[GHOST] == 0 and st.island == 14 and well_total(st) == 0
@@ -459,9 +452,9 @@ def test_rule11_price_is_powers_plus_ghosts_in_play_recomputed():
     g, st = scen()
     put(g, st, 12, "Ghosts", 1)
     put(g, st, 13, "Ghosts", 2)
-    to_well(st, GHOST, 3)  # Ghosts in the Well do not count
+    to_well(g, st, GHOST, 3)  # Ghosts in the Well do not count
     st.coins[NECRO] = 20
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert st.phase == Phase.BUY and st.decider == NECRO
     assert g.purchase_price(st) == 1 + (1 + 2 + 1)
     play(g, st, (Kind.BUY_GHOST,))
@@ -485,13 +478,13 @@ def test_rule11_needs_the_full_price():
     put(g, st, 12, "Ghosts", 1)
     price = 1 + 2
     st.coins[NECRO] = price - 1
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert st.phase == Phase.CONQUER
     assert not any(k.startswith("BUY") for k, _ in legal(g, st))
     g, st = scen()
     put(g, st, 12, "Ghosts", 1)
     st.coins[NECRO] = price
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert st.phase == Phase.BUY and g.purchase_price(st) == price
     play(g, st, (Kind.BUY_GHOST,))
     assert st.coins[NECRO] == 0 and st.phase == Phase.CONQUER  # nothing more affordable: buying ends
@@ -500,9 +493,9 @@ def test_rule11_needs_the_full_price():
 def test_rule11_no_ghost_left_in_reserve_powers_still_for_sale():
     """RULES §4.1 rule 11: a Ghost can only be bought from the reserve; powers remain on sale."""
     g, st = scen()
-    to_island(st, st.tray[GHOST])
+    to_island(g, st, st.tray[GHOST])
     st.coins[NECRO] = 100
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     opts = legal(g, st)
     assert ("BUY_GHOST", 0) not in opts
     assert {("BUY_POWER", k) for k in range(5)} <= opts
@@ -514,7 +507,7 @@ def test_rule11_bought_powers_stack():
     put(g, st, 13, "Lost Tribe", 1)  # farmland next to the lake
     put(g, st, 12, "Lost Tribe", 1)  # forest next to the lake
     st.coins[NECRO] = 100
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert g.conquest_cost(st, 13) == 3 - 1 and g.conquest_cost(st, 12) == 3 - 1
     play(g, st, (Kind.BUY_POWER, st.necro_reserve.index(MOUNTED)))
     assert g.conquest_cost(st, 13) == 3 - 2 and g.conquest_cost(st, 12) == 3 - 1
@@ -523,9 +516,9 @@ def test_rule11_bought_powers_stack():
 def test_rule12_enters_via_the_lake_neighbours_only():
     """RULES §4.1 rule 12 / A13: with no Ghost region his entry regions are the Lake's neighbours (not the board edge)."""
     g, st = scen(powers=("Alchemist", "Commando", "Flying", "Heroic", "Mounted", "Underworld"))
-    to_island(st, 4)
+    to_island(g, st, 4)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert st.phase == Phase.CONQUER and st.hand[GHOST] == 5 and st.island == 0  # no Ghost must stay home
     assert conquer_targets(g, st) == LAKE_NBRS
     assert not {("PICK", k) for k in range(6)} & legal(g, st)
@@ -536,9 +529,9 @@ def test_rule12_lake_entry_also_while_holding_regions_elsewhere():
     """RULES §4.1 rule 12 / A13: the Island stays a launch pad while he holds regions away from the Lake."""
     g, st = scen(powers=("Alchemist", "Commando", "Flying", "Heroic", "Mounted", "Underworld"))
     put(g, st, 19, "Ghosts", 1)  # mountain on the edge, not next to the lake
-    to_island(st, 2)
+    to_island(g, st, 2)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert conquer_targets(g, st) == LAKE_NBRS | {18, 20}  # 13 is both
     assert 1 not in conquer_targets(g, st)
 
@@ -551,9 +544,9 @@ def test_rule12_his_kills_go_to_the_well_and_victims_redeploy():
     put(g, st, 16, "Ratmen", 1)
     put(g, st, 17, "Ratmen", 1)
     put(g, st, 13, "Lost Tribe", 1)
-    to_island(st, 7)
+    to_island(g, st, 7)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert st.hand[GHOST] == 8
     assert g.conquest_cost(st, 12) == 5 and g.conquest_cost(st, 13) == 3
     play(g, st, (Kind.CONQUER, 12), (Kind.CONQUER, 13))
@@ -594,12 +587,12 @@ def test_rule12_flying_and_seafaring_necromancer_never_target_the_lake():
     begin(g, st, P0)
     assert LAKE not in conquer_targets(g, st) and len(conquer_targets(g, st)) > 10
     g, st = scen()
-    set_necro_powers(st, "Seafaring")
+    set_necro_powers(g, st, "Seafaring")
     put(g, st, 2, "Ghosts", 1)
     put(g, st, 20, "Ghosts", 1)  # next to sea 22
-    to_island(st, 4)
+    to_island(g, st, 4)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     targets = conquer_targets(g, st)
     assert 22 in targets and LAKE not in targets
 
@@ -609,9 +602,9 @@ def test_rule13_scores_regions_and_powers_souls_per_region():
     g, st = scen(powers=("Alchemist", "Commando", "Flying", "Heroic", "Mounted", "Underworld"))
     for r in (12, 13, 18):
         put(g, st, r, "Ghosts", 1)
-    to_island(st, 2)
+    to_island(g, st, 2)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert st.phase == Phase.CONQUER and st.hand[GHOST] == 3
     play(g, st, (Kind.END_CONQUEST,))
     # A14: he may leave the 3 Island Ghosts there; here he puts them on his regions.
@@ -630,7 +623,7 @@ def test_rule13_four_souls_spawn_a_ghost():
         put(g, st, r, "Ghosts", 1)
     st.coins[NECRO] = 0
     reserve = st.tray[GHOST]
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     play(g, st, (Kind.END_CONQUEST,), (Kind.PLACE, 2), (Kind.END_REDEPLOY,))
     assert st.coins[NECRO] == 4
     assert well_total(st) == 0 and st.island == 1 and st.tray[GHOST] == reserve - 1
@@ -643,9 +636,9 @@ def test_rule14_wins_at_once_when_reserve_and_well_hold_no_ghost(last_round):
     if last_round:
         st.round = g.game_turns
     put(g, st, 12, "Ghosts", 5)
-    to_island(st, st.tray[GHOST])
+    to_island(g, st, st.tray[GHOST])
     st.coins[NECRO] = 3
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     play(g, st, (Kind.END_CONQUEST,))
     while ("PLACE", 12) in legal(g, st):
         play(g, st, (Kind.PLACE, 12))
@@ -661,11 +654,11 @@ def test_rule14_wins_at_once_when_reserve_and_well_hold_no_ghost(last_round):
 def test_rule14_no_win_with_a_ghost_in_reserve_or_well(where):
     """RULES §4.1 rule 14: one Ghost still in the reserve, or in the Well, means no victory."""
     g, st = scen()
-    to_island(st, st.tray[GHOST] - 1)
+    to_island(g, st, st.tray[GHOST] - 1)
     if where == "well":
-        to_well(st, GHOST, 1)
+        to_well(g, st, GHOST, 1)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     play(g, st, (Kind.END_CONQUEST,))
     assert not st.over and not st.necro_won and st.turn_seat == P0
 
@@ -675,11 +668,11 @@ def test_rule14_souls_turn_the_last_well_ghost_into_a_win():
     g, st = scen()
     for r in (2, 6, 12):
         put(g, st, r, "Ghosts", 1)
-    to_island(st, st.tray[GHOST] - 1)
-    to_well(st, GHOST, 1)
+    to_island(g, st, st.tray[GHOST] - 1)
+    to_well(g, st, GHOST, 1)
     assert st.tray[GHOST] == 0
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     play(g, st, (Kind.END_CONQUEST,))
     while ("PLACE", 2) in legal(g, st):
         play(g, st, (Kind.PLACE, 2))
@@ -693,8 +686,8 @@ def test_A11_victory_timing(victory_check):
     """RULES §4.3 A11 (Config): a spawn at the end of a player's turn that empties reserve and Well wins at once only with
     "anytime"; with "end_of_turn" the check waits for the end of his own turn."""
     g, st = scen(victory_check=victory_check)
-    to_island(st, st.tray[GHOST] - 1)
-    to_well(st, LOST_TRIBE, 3)
+    to_island(g, st, st.tray[GHOST] - 1)
+    to_well(g, st, LOST_TRIBE, 3)
     put(g, st, 11, "Lost Tribe", 1)
     ratmen_turn(g, st, regions=(), hand=4)
     play(g, st, (Kind.CONQUER, 11), (Kind.END_CONQUEST,), (Kind.PLACE, 11), (Kind.END_REDEPLOY,))
@@ -706,7 +699,7 @@ def test_A11_victory_timing(victory_check):
     assert not st.over and st.turn_seat == P1
     # Nobody kills a Ghost: he wins at the end of his own turn.
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     play(g, st, (Kind.END_CONQUEST,))
     assert st.over and st.necro_won and st.winners == [NECRO]
 
@@ -785,7 +778,7 @@ def test_A16_necromancer_diplomat_does_not_bind_in_decline_ghouls():
     give_race(g, st, P0, "Ratmen", "Hill", hand=6)
     put(g, st, 11, "Ratmen", 1)
     st.pact[NECRO] = P0
-    start(g, st, P0)
+    g.begin_turn(st, P0)
     assert st.cur_race == 3 and 12 in conquer_targets(g, st)  # Ghouls act first and may attack Ghosts
     play(g, st, (Kind.END_CONQUEST,), (Kind.PLACE, 6), (Kind.PLACE, 6), (Kind.PLACE, 6), (Kind.END_REDEPLOY,))
     assert st.cur_race == RATMEN and st.hand[RATMEN] >= g.conquest_cost(st, 12)
@@ -795,9 +788,9 @@ def test_A16_necromancer_diplomat_does_not_bind_in_decline_ghouls():
 def test_rule17_island_gives_no_coin_and_no_soul():
     """RULES §4.1 rule 17: Ghosts on the Island score no coin and bring no soul (here he holds no region at all)."""
     g, st = scen(powers=("Hill", "Commando", "Flying", "Heroic", "Mounted", "Underworld"))
-    to_island(st, 5)
+    to_island(g, st, 5)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     play(g, st, (Kind.END_CONQUEST,))
     assert st.island == 6 and st.coins[NECRO] == 0 and well_total(st) == 0 and st.souls == 0
 
@@ -805,11 +798,11 @@ def test_rule17_island_gives_no_coin_and_no_soul():
 def test_rule18_never_picks_a_combo_nor_declines_no_racial_ability():
     """RULES §4.1 rule 18: his turn offers no PICK and no DECLINE; Ghosts have no racial discount (empty region: 2)."""
     g, st = scen()
-    set_necro_powers(st)  # no power at all
+    set_necro_powers(g, st)  # no power at all
     put(g, st, 12, "Ghosts", 2)
-    to_island(st, 1)
+    to_island(g, st, 1)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     kinds = {k for k, _ in legal(g, st)}
     assert "PICK" not in kinds and "DECLINE" not in kinds
     assert g.conquest_cost(st, 13) == 2 and g.conquest_cost(st, 8) == 3  # 8: mountain
@@ -849,7 +842,7 @@ def test_rule19_elves_going_into_decline_feed_the_well_and_spawn():
     give_race(g, st, P0, "Elves", "Hill")
     put(g, st, 1, "Elves", 3)
     put(g, st, 2, "Elves", 2)
-    to_well(st, GHOST, 1)
+    to_well(g, st, GHOST, 1)
     tray_e = st.tray[ELVES]
     begin(g, st, P0, ready=True)
     play(g, st, (Kind.DECLINE,))
@@ -883,7 +876,7 @@ def test_A14_ghosts_back_to_the_island(island_redeploy):
     g, st = scen(island_redeploy=island_redeploy)
     put(g, st, 12, "Ghosts", 3)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert st.hand[GHOST] == 2 + 1  # 2 readied from region 12 + 1 from the Island
     assert g.island_cap(st) == 1
     play(g, st, (Kind.END_CONQUEST,))
@@ -908,9 +901,9 @@ def test_A14_unused_island_ghosts_stay_on_the_island():
     redeployment with them there (before this reading every one of them had to be placed on region 12)."""
     g, st = scen()
     put(g, st, 12, "Ghosts", 1)
-    to_island(st, 5)
+    to_island(g, st, 5)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert st.hand[GHOST] == 6 and st.island == 0 and g.island_cap(st) == 6
     play(g, st, (Kind.END_CONQUEST,))
     assert kinds(g, st, "PLACE") == {12, LAKE}
@@ -927,11 +920,11 @@ def test_A14_island_cap_counts_tokens_not_origins():
     """RULES §4.3 A14: tokens are interchangeable: Ghosts lifted from a region may go back to the Island, up to the
     number it held when his conquests began; a Ghost bought in his BUY step was on the Island then, so it counts."""
     g, st = scen()
-    set_necro_powers(st)  # no discount: mountain 8 costs 3
+    set_necro_powers(g, st)  # no discount: mountain 8 costs 3
     put(g, st, 12, "Ghosts", 1)
-    to_island(st, 2)
+    to_island(g, st, 2)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert st.hand[GHOST] == 3 and g.island_cap(st) == 3
     play(g, st, (Kind.CONQUER, 8), (Kind.END_CONQUEST,), (Kind.LIFT, 8), (Kind.LIFT, 8))
     assert st.tok[8] == 1 and st.hand[GHOST] == 2 and kinds(g, st, "PLACE") == {8, 12, LAKE}
@@ -942,7 +935,7 @@ def test_A14_island_cap_counts_tokens_not_origins():
     g, st = scen()
     put(g, st, 12, "Ghosts", 1)
     st.coins[NECRO] = 20  # price 1 power + 2 Ghosts in play = 3
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert st.phase == Phase.BUY
     play(g, st, (Kind.BUY_GHOST,), (Kind.END_BUY,))
     assert g.island_cap(st) == 2 and st.hand[GHOST] == 2
@@ -972,16 +965,16 @@ def test_A17_necromancer_diplomat(necromancer_diplomat):
     """RULES §4.3 A17 (Config): his own Diplomat names a player not attacked this turn, whose active race then may not attack
     Ghosts until his next turn; with the option off the power does nothing."""
     g, st = scen(necromancer_diplomat=necromancer_diplomat)
-    set_necro_powers(st, "Diplomat", "Commando")
+    set_necro_powers(g, st, "Diplomat", "Commando")
     give_race(g, st, P0, "Ratmen", "Hill")
     put(g, st, 1, "Ratmen", 6)
     put(g, st, 2, "Ratmen", 1)
     give_race(g, st, P1, "Humans", "Forest")
     put(g, st, 12, "Humans", 1)
     put(g, st, 17, "Humans", 1)
-    to_island(st, 1)
+    to_island(g, st, 1)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     play(g, st, (Kind.CONQUER, 12))  # attacks seat 1's Humans
     assert st.hand[GHOST] == 0
     play(g, st, (Kind.END_CONQUEST,), (Kind.END_REDEPLOY,))
@@ -998,7 +991,7 @@ def test_A17_necromancer_diplomat(necromancer_diplomat):
     assert 6 in conquer_targets(g, st)
     # His next turn ends the pact.
     st2 = st.clone()
-    start(g, st2, NECRO)
+    g.begin_turn(st2, NECRO)
     assert st2.pact[NECRO] == -1
 
 
@@ -1066,27 +1059,19 @@ def test_result_fields_after_random_games(players):
 
 
 # ============================================================================= further readings (A13-A15, A19)
-def _rng_rolling(face: int) -> int:
-    """A generator state whose next die roll shows ``face``."""
-    for s in range(1000):
-        if DIE_FACES[R.below(s, 6)[1]] == face:
-            return s
-    raise AssertionError("no state found")
-
-
 @pytest.mark.parametrize("face,won", [(0, False), (3, True)])
 def test_A14_final_die_roll_with_no_region(face, won):
     """RULES §4.3 A14 / RULES §1.6: a failed final die roll with no Ghost region sends his Ghost back to the Island;
     a successful one conquers with all the tokens in hand."""
     g, st = scen()
-    set_necro_powers(st)  # no discount: mountain 8 costs 3
+    set_necro_powers(g, st)  # no discount: mountain 8 costs 3
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert st.hand[GHOST] == 1
     # 1 token: every lake neighbour costs 2 or 3, so only the die is left.
     assert conquer_targets(g, st) == set()
     assert ("FINAL", 8) in legal(g, st)
-    st.rng = _rng_rolling(face)
+    rig_die(g, st, face)
     play(g, st, (Kind.FINAL, 8))
     assert st.last_die == face
     if won:
@@ -1106,9 +1091,9 @@ def test_A15_holes_and_dragons_block_ghosts():
     put(g, st, 13, "Halflings", 1, hole=1)
     give_race(g, st, P1, "Ratmen", "Dragon Master")
     put(g, st, 12, "Ratmen", 1, dragon=1)
-    to_island(st, 5)
+    to_island(g, st, 5)
     st.coins[NECRO] = 0
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert conquer_targets(g, st) == LAKE_NBRS - {12, 13}
 
 
@@ -1116,10 +1101,10 @@ def test_A19_wealthy_pays_once_at_the_end_of_his_first_turn_with_it():
     """RULES §4.3 A19: Wealthy bought later pays +7 at the end of the first turn he has it in use, then never again."""
     g, st = scen(powers=("Alchemist", "Wealthy", "Flying", "Heroic", "Mounted", "Underworld"))
     st.coins[NECRO] = 100
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     assert g.purchase_price(st) == 2
     play(g, st, (Kind.BUY_POWER, st.necro_reserve.index(WEALTHY)), (Kind.END_BUY,), (Kind.END_CONQUEST,))
     assert st.coins[NECRO] == 100 - 2 + 2 + 7  # Alchemist +2, Wealthy +7, no region
-    start(g, st, NECRO)
+    g.begin_turn(st, NECRO)
     play(g, st, (Kind.END_BUY,), (Kind.END_CONQUEST,))
     assert st.coins[NECRO] == 107 + 2

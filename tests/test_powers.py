@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from necro_env.game import DIE_FACES, Game, GameConfig, IllegalActionError, Kind, Phase, encode
-from necro_env.game import rng as R
+from necro_env.game import Game, GameConfig, IllegalActionError, Kind, Phase, encode
 from necro_env.game.catalog import (
     ENCAMPMENTS, GHOULS, GIANTS, HUMANS, ORCS, POWERS, RATMEN, TRITONS, WIZARDS,
     tokens_at_pickup, power_id,
 )
 from necro_env.game.state import DECLINED, UNUSED
 
-from positions import begin, empty_position, give_race, legal, play, put
+from positions import begin, empty_position, finish_turn, give_race, legal, play, put, rig_die
 
 END_CONQUEST = (Kind.END_CONQUEST, 0)
 END_REDEPLOY = (Kind.END_REDEPLOY, 0)
@@ -33,35 +32,6 @@ def board2():
 def args(g, st, kind: str) -> set[int]:
     """Arguments of the legal actions of one kind (e.g. the CONQUER targets)."""
     return {a for k, a in legal(g, st) if k == kind}
-
-
-def regions_of(st, race: int) -> list[int]:
-    m, out = st.regions[race], []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
-
-
-def finish_turn(g, st) -> None:
-    """End conquest if needed, put every token in hand on the lowest held region, end redeployment."""
-    if st.phase == Phase.CONQUER:
-        play(g, st, END_CONQUEST)
-    race = st.cur_race
-    while st.phase == Phase.REDEPLOY and st.hand[race] > st.hold:
-        play(g, st, (Kind.PLACE, regions_of(st, race)[0]))
-    if st.phase == Phase.REDEPLOY:
-        play(g, st, END_REDEPLOY)
-
-
-def rig_die(st, face: int) -> None:
-    """Set the state's generator so that the next die roll shows ``face``."""
-    for s in range(1000):
-        if DIE_FACES[R.below(s, 6)[1]] == face:
-            st.rng = s
-            return
-    raise AssertionError("no generator state found")
 
 
 def land(g) -> set[int]:
@@ -326,31 +296,12 @@ def test_power_alchemist_two_coins_while_active_only():
     assert st.coins[0] == coins + 2          # regions only
 
 
-def test_power_forest_one_coin_per_forest():
-    """RULES §2.2 Forest: +1 coin per Forest region held."""
+@pytest.mark.parametrize("power,regions", [("Forest", (2, 10, 12)), ("Hill", (4, 6, 14)), ("Swamp", (3, 16, 18))])
+def test_power_forest_hill_swamp_one_coin_per_region_of_their_terrain(power, regions):
+    """RULES §2.2 Forest / Hill / Swamp: +1 coin per region of that terrain held (region 1 is a farmland)."""
     g, st = board2()
-    give_race(g, st, 0, "Ratmen", "Forest")
-    for r in (2, 10, 12, 1):
-        put(g, st, r, "Ratmen", 1)
-    begin(g, st, 0)
-    assert _gain(g, st) == 4 + 3
-
-
-def test_power_hill_one_coin_per_hill():
-    """RULES §2.2 Hill: +1 coin per Hill region held."""
-    g, st = board2()
-    give_race(g, st, 0, "Ratmen", "Hill")
-    for r in (4, 6, 14, 1):
-        put(g, st, r, "Ratmen", 1)
-    begin(g, st, 0)
-    assert _gain(g, st) == 4 + 3
-
-
-def test_power_swamp_one_coin_per_swamp():
-    """RULES §2.2 Swamp: +1 coin per Swamp region held."""
-    g, st = board2()
-    give_race(g, st, 0, "Ratmen", "Swamp")
-    for r in (3, 16, 18, 1):
+    give_race(g, st, 0, "Ratmen", power)
+    for r in regions + (1,):
         put(g, st, r, "Ratmen", 1)
     begin(g, st, 0)
     assert _gain(g, st) == 4 + 3
@@ -623,14 +574,17 @@ def test_power_heroic_regions_are_immune_to_conquest_and_the_dragon():
     assert args(g, st, "DRAGON") == {6}
 
 
-def test_power_heroic_heroes_block_sorcerers():
-    """RULES §2.2 Heroic vs §2.1 Sorcerers: a lone token under a hero cannot be converted."""
+@pytest.mark.parametrize("power,markers", [("Heroic", ({"hero": 1}, {"hero": 1})),
+                                           ("Bivouacking", ({"encamp": 1}, {"encamp": 4}))])
+def test_power_heroic_and_bivouacking_markers_block_sorcerers(power, markers):
+    """RULES §2.2 Heroic / Bivouacking vs §2.1 Sorcerers: a lone token under a hero, or with an Encampment
+    (it counts as a token), cannot be converted."""
     g, st = board2()
     give_race(g, st, 0, "Sorcerers", "Alchemist")
-    give_race(g, st, 1, "Ratmen", "Heroic")
+    give_race(g, st, 1, "Ratmen", power)
     put(g, st, 5, "Sorcerers", 2)
-    put(g, st, 1, "Ratmen", 1, hero=1)
-    put(g, st, 2, "Ratmen", 1, hero=1)
+    put(g, st, 1, "Ratmen", 1, **markers[0])
+    put(g, st, 2, "Ratmen", 1, **markers[1])
     put(g, st, 6, "Ratmen", 1)
     begin(g, st, 0)
     assert args(g, st, "CONVERT") == {6}
@@ -700,19 +654,6 @@ def test_power_bivouacking_five_encampments_several_per_region():
     play(g, st, END_REDEPLOY)
     assert st.turn_seat == 1
     assert g.conquest_cost(st, 1) == 2 + 2 + 3
-
-
-def test_power_bivouacking_encampment_protects_against_sorcerers():
-    """RULES §2.2 Bivouacking / §2.1 Sorcerers: an Encampment counts as a token, so a lone token is safe."""
-    g, st = board2()
-    give_race(g, st, 0, "Sorcerers", "Alchemist")
-    give_race(g, st, 1, "Ratmen", "Bivouacking")
-    put(g, st, 5, "Sorcerers", 2)
-    put(g, st, 1, "Ratmen", 1, encamp=1)
-    put(g, st, 2, "Ratmen", 1, encamp=4)
-    put(g, st, 6, "Ratmen", 1)
-    begin(g, st, 0)
-    assert args(g, st, "CONVERT") == {6}
 
 
 def test_power_bivouacking_encampments_never_lost_to_an_attack():
@@ -788,7 +729,7 @@ def test_power_berserk_rolls_then_chooses_the_target():
     la = legal(g, st)
     assert args(g, st, "CONQUER") == {2, 5}       # affordable outright: forest 2 (2), mountain 5 (3)
     assert ("BERSERK_ROLL", 0) in la and not args(g, st, "FINAL")
-    rig_die(st, 3)
+    rig_die(g, st, 3)
     play(g, st, (Kind.BERSERK_ROLL, 0))
     assert st.phase == Phase.BERSERK and st.berserk == 3 and st.last_die == 3
     la = legal(g, st)
@@ -798,7 +739,7 @@ def test_power_berserk_rolls_then_chooses_the_target():
     assert st.occ[6] == RATMEN and st.tok[6] == 2 and st.hand[RATMEN] == 1   # 5 - 3
     assert st.phase == Phase.CONQUER
     # Roll again before the next conquest: 2 on an empty forest still places 1 token.
-    rig_die(st, 2)
+    rig_die(g, st, 2)
     play(g, st, (Kind.BERSERK_ROLL, 0), (Kind.CONQUER, 2))
     assert st.tok[2] == 1 and st.hand[RATMEN] == 0
 
@@ -811,7 +752,7 @@ def test_power_berserk_failed_roll_is_the_last_attempt_and_no_final_die():
     begin(g, st, 0)
     assert not args(g, st, "CONQUER") and not args(g, st, "FINAL")
     assert ("BERSERK_ROLL", 0) in legal(g, st)
-    rig_die(st, 0)
+    rig_die(g, st, 0)
     play(g, st, (Kind.BERSERK_ROLL, 0))
     assert legal(g, st) == {("END_CONQUEST", 0)}
     play(g, st, END_CONQUEST)
@@ -897,7 +838,7 @@ def test_power_diplomat_pact_also_stops_sorcerer_conversions():
     begin(g, st, 1)
     assert args(g, st, "CONVERT") == {1}
     st.pact[0] = 1          # seat 0 named seat 1 at the end of its last turn
-    st._legal = None
+    g.invalidate(st)
     assert not args(g, st, "CONVERT")
 
 
@@ -1026,11 +967,12 @@ def test_power_forced_combos_on_top_of_the_column_in_order():
 
 
 def test_power_every_power_has_a_named_test():
-    """RULES §2.2: no power without a test — each name of catalog.POWERS appears in a test function name here."""
+    """RULES §2.2: no power without a test — each name of catalog.POWERS appears in a test function name here
+    (``test_power_<name>_...``, or among the names of a parametrized one)."""
     names = [n for n, f in globals().items() if n.startswith("test_power_") and callable(f)]
     missing = [p.name for p in POWERS
-               if not any(n.startswith("test_power_" + p.name.lower().replace(" ", "_")) for n in names)]
-    assert not missing, f"powers without a test_power_<name>_... test: {missing}"
+               if not any(f"_{p.name.lower().replace(' ', '_')}_" in n for n in names)]
+    assert not missing, f"powers without a test_power_..._<name>_... test: {missing}"
     assert len(POWERS) == 20
 
 
@@ -1045,3 +987,36 @@ def test_power_seafaring_first_conquest_may_take_a_sea(race):
     assert seas == set(g.board.seas)
     # The lake (base game, Seafaring) is not a border region: only the Halflings may start there.
     assert (("CONQUER", g.board.lake) in legal(g, st)) == (race == "Halflings")
+
+
+def test_power_index_of_catalog_names_real_engine_code():
+    """catalog.py's docstring indexes where the engine reads each power: every power is listed, every
+    method named exists on ``Game``, and a power the engine reads by its flag has the flag in one of them."""
+    import inspect
+    import re
+
+    from necro_env.game import catalog
+
+    doc = catalog.__doc__
+    index = doc[doc.index("    Alchemist"):]
+    entries: dict[str, list[str]] = {}
+    current = None
+    for line in index.splitlines():
+        m = re.match(r"    (\S.*?)\s{2,}(.*)", line)
+        if m and m.group(1)[0].isupper():
+            current = m.group(1)
+            entries[current] = []
+        elif not line.strip():
+            break
+        entries[current] += re.findall(r"\b(_[a-z_]+|[a-z][a-z_]+)\b(?=[ ,(]|$)", m.group(2) if m else line)
+    assert sorted(entries) == sorted(p.name for p in POWERS)
+    flags = {"Dragon Master": "P_DRAGON"}
+    for power, methods in entries.items():
+        methods = [m for m in methods if m.startswith("_")]
+        assert methods, power
+        for name in methods:
+            assert callable(getattr(Game, name, None)), f"{power}: Game.{name} does not exist"
+        p = POWERS[power_id(power)]
+        if p.score is None and p.discount is None:
+            flag = flags.get(power, "P_" + power.upper())
+            assert any(flag in inspect.getsource(getattr(Game, n)) for n in methods), f"{power}: {flag} read nowhere"

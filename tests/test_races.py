@@ -21,12 +21,6 @@ from positions import begin, empty_position, give_race, legal, occ, play, kinds,
 # ----------------------------------------------------------------------------- helpers
 
 
-def start_turn(g, st, seat: int) -> None:
-    """Start ``seat``'s turn exactly as the engine does between turns (in-decline Ghouls first)."""
-    g._begin_turn(st, seat)
-    st._legal = None
-
-
 def score_now(g, st, seat: int) -> int:
     """Let ``seat`` play an empty turn (no conquest, nothing to redeploy) and return the coins gained."""
     before = st.coins[seat]
@@ -121,7 +115,7 @@ def test_amazons_extra_four_gone_in_decline():
     give_race(g, st, 0, "Amazons", hand=0)
     put(g, st, 3, "Amazons", 2)
     put(g, st, 4, "Amazons", 1)
-    set_hand(st, "Amazons", 4)
+    set_hand(g, st, "Amazons", 4)
     st.hand[AMAZONS], st.amazon_held = 0, 4
     begin(g, st, 0, ready=True)
     assert st.hand[AMAZONS] == 5
@@ -132,13 +126,13 @@ def test_amazons_extra_four_gone_in_decline():
 
 
 # ----------------------------------------------------------------------------- Dwarves
-def test_dwarves_score_mines_while_active():
-    """RULES §2.1 Dwarves: +1 coin per Mine region held."""
+@pytest.mark.parametrize("race,bonus,plain", [("Dwarves", (1, 6), 3), ("Humans", (3, 7), 4), ("Wizards", (7, 9), 4)])
+def test_terrain_races_score_their_regions_while_active(race, bonus, plain):
+    """RULES §2.1 Dwarves (Mines), Humans (Farmlands), Wizards (Magic Sources): +1 coin per such region held."""
     g, st = empty_position(players=3)
-    give_race(g, st, 0, "Dwarves")
-    put(g, st, 1, "Dwarves", 1)     # mine
-    put(g, st, 6, "Dwarves", 1)     # mine
-    put(g, st, 3, "Dwarves", 1)
+    give_race(g, st, 0, race)
+    for r in bonus + (plain,):
+        put(g, st, r, race, 1)
     assert score_now(g, st, 0) == 3 + 2
 
 
@@ -236,7 +230,7 @@ def _declined_ghouls():
     put(g, st, 4, "Ghouls", 1)
     give_race(g, st, 0, "Ratmen", hand=3)
     put(g, st, 10, "Ratmen", 1)
-    start_turn(g, st, 0)
+    g.begin_turn(st, 0)
     return g, st
 
 
@@ -274,7 +268,7 @@ def test_declined_ghouls_act_before_picking_a_new_combo():
     g, st = empty_position(players=3)
     give_race(g, st, 0, "Ghouls", declined=True)
     put(g, st, 3, "Ghouls", 4)
-    start_turn(g, st, 0)
+    g.begin_turn(st, 0)
     assert st.cur_race == GHOULS and st.phase == Phase.CONQUER and st.hand[GHOULS] == 3
     play(g, st, (Kind.CONQUER, 4), (Kind.END_CONQUEST,), (Kind.PLACE, 4), (Kind.END_REDEPLOY,))
     assert st.phase == Phase.PICK and st.decider == 0
@@ -286,7 +280,7 @@ def test_non_ghoul_declined_race_does_not_act():
     g, st = empty_position(players=3)
     give_race(g, st, 0, "Ratmen", declined=True)
     put(g, st, 3, "Ratmen", 1)
-    start_turn(g, st, 0)
+    g.begin_turn(st, 0)
     assert st.phase == Phase.PICK
 
 
@@ -306,7 +300,7 @@ def test_giants_discount_next_to_a_mountain_they_hold():
     begin(g, st, 0)
     assert g.conquest_cost(st, 4) == 1 and g.conquest_cost(st, 9) == 1 and g.conquest_cost(st, 11) == 1
     assert g.conquest_cost(st, 15) == 2 + 1 - 1                   # a mountain next to theirs
-    set_hand(st, "Giants", 1)
+    set_hand(g, st, "Giants", 1)
     assert {4, 9, 11} <= kinds(g, st, "CONQUER") and 15 not in kinds(g, st, "CONQUER")
     play(g, st, (Kind.CONQUER, 11))
     assert st.tok[11] == 1 and st.hand[GIANTS] == 0
@@ -387,36 +381,13 @@ def test_halfling_hole_removed_on_abandon():
 
 
 # ----------------------------------------------------------------------------- Humans, Wizards
-def test_humans_score_farmland():
-    """RULES §2.1 Humans: +1 coin per Farmland region held (active only)."""
+@pytest.mark.parametrize("race,regions", [("Humans", (3, 7, 4)), ("Wizards", (7, 9, 4))])
+def test_humans_and_wizards_lose_their_bonus_in_decline(race, regions):
+    """RULES §2.1/§1.8 Humans, Wizards: in decline the farmland / magic source bonus stops (Dwarves keep theirs)."""
     g, st = empty_position(players=3)
-    give_race(g, st, 0, "Humans")
-    for r in (3, 7, 4):                     # farmland, farmland, swamp
-        put(g, st, r, "Humans", 1)
-    assert score_now(g, st, 0) == 3 + 2
-
-
-def test_humans_in_decline_no_farmland_bonus():
-    """RULES §2.1/§1.8 Humans: in decline the farmland bonus stops."""
-    g, st = empty_position(players=3)
-    give_race(g, st, 0, "Humans", declined=True)
-    for r in (3, 7, 4):
-        put(g, st, r, "Humans", 1)
-    give_race(g, st, 0, "Ratmen")
-    assert score_now(g, st, 0) == 3
-
-
-def test_wizards_score_magic_sources():
-    """RULES §2.1 Wizards: +1 coin per Magic Source region held (active only)."""
-    g, st = empty_position(players=3)
-    give_race(g, st, 0, "Wizards")
-    for r in (7, 9, 4):                     # magic, magic, plain
-        put(g, st, r, "Wizards", 1)
-    assert score_now(g, st, 0) == 3 + 2
-    g, st = empty_position(players=3)
-    give_race(g, st, 0, "Wizards", declined=True)
-    for r in (7, 9, 4):
-        put(g, st, r, "Wizards", 1)
+    give_race(g, st, 0, race, declined=True)
+    for r in regions:
+        put(g, st, r, race, 1)
     give_race(g, st, 0, "Ratmen")
     assert score_now(g, st, 0) == 3
 
@@ -556,7 +527,7 @@ def test_sorcerers_encampment_protects_lair_and_fortress_do_not():
 def test_sorcerers_cannot_convert_with_empty_tray():
     """RULES §2.1 Sorcerers: impossible when no Sorcerer token remains in the tray."""
     g, st = _sorcerer_position()
-    set_hand(st, "Sorcerers", st.tray[SORCERERS])
+    set_hand(g, st, "Sorcerers", st.tray[SORCERERS])
     assert st.tray[SORCERERS] == 0
     assert kinds(g, st, "CONVERT") == set()
 
@@ -585,7 +556,7 @@ def test_tritons_discount_on_coastal_regions_including_lake_shore():
     assert g.conquest_cost(st, 10) == 2         # coastal mountain: 3 - 1
     assert g.conquest_cost(st, 4) == 2          # inland
     assert g.conquest_cost(st, 8) == 2          # inland
-    set_hand(st, "Tritons", 1)
+    set_hand(g, st, "Tritons", 1)
     assert kinds(g, st, "CONQUER") == {1, 9}
 
 

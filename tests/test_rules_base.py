@@ -10,13 +10,15 @@ from __future__ import annotations
 import pytest
 
 from necro_env.game import DIE_FACES, Game, GameConfig, IllegalActionError, Kind, Phase, encode
-from necro_env.game import rng as R
 from necro_env.game.catalog import (
     AMAZONS, HALFLINGS, HUMANS, LOST_TRIBE, ORCS, POWERS, RACES, RATMEN, WIZARDS, power_id,
 )
 from necro_env.game.state import DECLINED, UNUSED
 
-from positions import begin, empty_position, give_race, legal, new_position, occ, play, kinds, put, set_hand
+from positions import (
+    begin, die_rolls, empty_position, finish_turn, give_race, kinds, legal, new_position, play, put, rig_die,
+    set_hand,
+)
 
 TURNS = {2: 10, 3: 10, 4: 9, 5: 8}
 
@@ -26,15 +28,6 @@ def act(kind: Kind, arg: int = 0) -> int:
     return encode((kind, arg))
 
 
-def face_rng(face: int) -> int:
-    """An rng state whose next die roll shows ``face``."""
-    for v in range(1, 100_000):
-        _, i = R.below(v, 6)
-        if DIE_FACES[i] == face:
-            return v
-    raise AssertionError("no rng state found")
-
-
 def ratmen_at_3(hand: int = 10, players: int = 3, **extra):
     """Seat 0: active Ratmen (no power) holding region 3 with 1 token, ``hand`` in hand, CONQUER."""
     g, st = empty_position(players=players, **extra)
@@ -42,14 +35,6 @@ def ratmen_at_3(hand: int = 10, players: int = 3, **extra):
     put(g, st, 3, "Ratmen", 1)
     begin(g, st, 0)
     return g, st
-
-
-def finish_turn(g, st) -> None:
-    """END_CONQUEST then END_REDEPLOY (the hand must be empty or nothing held)."""
-    if st.phase == Phase.CONQUER:
-        play(g, st, (Kind.END_CONQUEST,))
-    if st.phase == Phase.REDEPLOY:
-        play(g, st, (Kind.END_REDEPLOY,))
 
 
 # ----------------------------------------------------------------------------- §1.2 set-up
@@ -117,7 +102,7 @@ def test_cannot_pick_unaffordable_combo():
     """RULES §1.3: a combo whose price exceeds the player's coins cannot be taken."""
     g, st = new_position(players=3)
     st.coins[0] = 2
-    st._legal = None
+    g.invalidate(st)
     assert kinds(g, st, "PICK") == {0, 1, 2}
     with pytest.raises(IllegalActionError):
         play(g, st, (Kind.PICK, 3))
@@ -336,9 +321,9 @@ def test_conquest_cost_formula_and_legality(case):
     r = _cost_case(g, st, case)
     assert g.conquest_cost(st, r) == expected
     assert ("CONQUER", r) in legal(g, st)
-    set_hand(st, RATMEN, expected - 1)
+    set_hand(g, st, RATMEN, expected - 1)
     assert ("CONQUER", r) not in legal(g, st)
-    set_hand(st, RATMEN, expected)
+    set_hand(g, st, RATMEN, expected)
     play(g, st, (Kind.CONQUER, r))
     assert st.occ[r] == RATMEN and st.tok[r] == expected and st.hand[RATMEN] == 0
     g.check_invariants(st)
@@ -514,8 +499,8 @@ def test_die_faces():
     assert tuple(sorted(DIE_FACES)) == (0, 0, 0, 1, 2, 3)
     g, st = empty_position(players=2)
     counts = {f: 0 for f in (0, 1, 2, 3)}
-    for _ in range(3000):
-        counts[g._roll(st)] += 1
+    for face in die_rolls(st.rng, 3000):
+        counts[face] += 1
     assert 1350 < counts[0] < 1650
     for f in (1, 2, 3):
         assert 420 < counts[f] < 580
@@ -536,7 +521,7 @@ def test_final_conquest_offered_only_when_nothing_affordable():
     g, st = _final_position(hand=1)
     assert not kinds(g, st, "CONQUER")
     assert kinds(g, st, "FINAL") == {2, 4, 10}      # 9 costs 6: 5 short
-    set_hand(st, RATMEN, 2)
+    set_hand(g, st, RATMEN, 2)
     assert kinds(g, st, "CONQUER") == {4}
     assert not kinds(g, st, "FINAL")
 
@@ -552,7 +537,7 @@ def test_final_die_reading_is_an_option(final_die):
         assert not kinds(g, st, "FINAL")
     else:
         assert kinds(g, st, "FINAL") == {9, 10}       # 6 = 3 short, 4 = 1 short
-        st.rng = face_rng(1)
+        rig_die(g, st, 1)
         play(g, st, (Kind.FINAL, 10))                 # 3 + 1 >= 4: all 3 tokens go there
         assert st.occ[10] == RATMEN and st.tok[10] == 3 and st.phase == Phase.REDEPLOY
         g.check_invariants(st)
@@ -576,7 +561,7 @@ def test_final_conquest_success_places_all_tokens():
             put(g, st, r, "Lost Tribe", 1)
     begin(g, st, 0)
     assert kinds(g, st, "FINAL") == {2, 4, 9, 10}
-    st.rng = face_rng(1)
+    rig_die(g, st, 1)
     play(g, st, (Kind.FINAL, 4))
     assert st.last_die == 1
     assert st.occ[4] == RATMEN and st.tok[4] == 2 and st.hand[RATMEN] == 0
@@ -587,7 +572,7 @@ def test_final_conquest_success_places_all_tokens():
 def test_final_conquest_with_three_short_needs_a_three():
     """RULES §1.6: the largest face (3) covers a target exactly 3 short."""
     g, st = _final_position(hand=1)
-    st.rng = face_rng(3)
+    rig_die(g, st, 3)
     play(g, st, (Kind.FINAL, 10))
     assert st.occ[10] == RATMEN and st.tok[10] == 1 and st.last_die == 3
 
@@ -595,7 +580,7 @@ def test_final_conquest_with_three_short_needs_a_three():
 def test_final_conquest_failure_keeps_tokens_for_redeployment():
     """RULES §1.6: a failed roll leaves the tokens to be redeployed in held regions; conquests end."""
     g, st = _final_position(hand=1)
-    st.rng = face_rng(2)
+    rig_die(g, st, 2)
     play(g, st, (Kind.FINAL, 10))                  # 1 + 2 < 4
     assert st.last_die == 2
     assert st.occ[10] == ORCS and st.hand[RATMEN] == 1

@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 from stable_baselines3.common.env_checker import check_env  # noqa: E402
 
 from necro_env.game.errors import IllegalActionError, StateError  # noqa: E402
-from necro_env.wrappers import SingleSeatEnv  # noqa: E402
+from necro_env.single_seat import SingleSeatEnv  # noqa: E402
 from training.config import TrainConfig, TrainConfigError, config_from_dict, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -156,13 +156,14 @@ def _params(path: Path) -> dict:
 
 
 def test_tiny_training_run_then_evaluate_the_saved_policy(tmp_path):
-    """A few hundred steps train, write TensorBoard logs and final.zip, and the saved model
+    """A few hundred steps train, write TensorBoard logs (with the config's table) and final.zip, and the saved model
     plays through `necro-env evaluate --necromancer PATH` (the policy registry's loader)."""
     from training.train import train
     cfg = tiny(tmp_path, eval_every=128, eval_games=4)
     run = train(cfg, progress=False)
     assert (run / "final.zip").is_file()
-    assert any((run / "tb").rglob("events.*"))
+    events = list((run / "tb").rglob("events.*"))
+    assert events and any(b"hyperparameters" in e.read_bytes() and b"|learning_rate|" in e.read_bytes() for e in events)
     rows = (run / "eval.csv").read_text().splitlines()
     assert rows[0].startswith("steps,wins,games") and len(rows) >= 2
     from necro_env.cli import main

@@ -15,7 +15,8 @@ from necro_env.game import GHOST, Game, GameConfig
 from necro_env.game.board import BOARD_KEYS, SEA, TERRAIN_NAMES, load_board
 from necro_env.game.catalog import box_count
 from necro_env.game.errors import BoardDataError
-from necro_env.record import parse_record, replay, replay_engine
+from necro_env import replay
+from necro_env.record import parse_record, replay_engine
 from necro_env.viewer import palette, viewer_html
 from necro_env.viewer.frames import apply_deltas, deltas, game_frames
 from necro_env.viewer.layout import load_layout, parse_layout

@@ -7,7 +7,7 @@ callbacks (checkpoints, evaluation, self-play snapshots) -> learn -> final save.
 
 Run directory ``<out_dir>/<name>__s<seed>/``:
     config.yaml         the config used
-    tb/                 TensorBoard logs
+    tb/                 TensorBoard logs (with the config as a "hyperparameters" table)
     checkpoints/        ckpt_<steps>.zip + ckpt_<steps>.json (resumable)
     eval.csv            periodic evaluation: steps, wins, games, win rate and its 95% interval
     snapshots/          self-play pool (when configured)
@@ -74,6 +74,22 @@ def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
+
+
+class HyperparameterTable(BaseCallback):
+    """Writes the run's config to TensorBoard as a markdown table (the "hyperparameters" text, as CleanRL does)."""
+
+    def __init__(self, cfg: TrainConfig):
+        super().__init__()
+        self.cfg = cfg
+
+    def _on_training_start(self) -> None:
+        rows = "\n".join(f"|{k}|{v}|" for k, v in self.cfg.to_dict().items())
+        self.logger.record("hyperparameters", f"|param|value|\n|-|-|\n{rows}", exclude=("stdout", "log", "json", "csv"))
+        self.logger.dump(self.model.num_timesteps)
+
+    def _on_step(self) -> bool:
+        return True
 
 
 class Checkpointer(BaseCallback):
@@ -190,14 +206,13 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     fns = [make_env_fn(cfg, run_dir, trusted) for _ in range(cfg.n_envs)]
     env = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
     env.seed(cfg.seed)
-    torch.set_num_threads(cfg.torch_threads)
     tb_dir = run_dir / "tb"
     found = None
     if resume:  # the newest intact checkpoint; each unusable one is reported and skipped
         found = resume_latest(ckpt_dir, env, tb_dir, OBS_SIZE, make_env_fn(cfg, run_dir, trusted)().unwrapped.set_state,
                               report=lambda msg: print(f"train.py: {msg}", file=sys.stderr))
     base, model = found if found is not None else (None, build_model(cfg, env, tb_dir))
-    callbacks: list[BaseCallback] = [Checkpointer(run_dir, cfg.checkpoint_every)]
+    callbacks: list[BaseCallback] = [HyperparameterTable(cfg), Checkpointer(run_dir, cfg.checkpoint_every)]
     evaluator = Evaluator(cfg, run_dir, trusted)
     if cfg.eval_every:
         callbacks.append(evaluator)

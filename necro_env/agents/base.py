@@ -16,10 +16,20 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+from necro_env.game.errors import ConfigError
+
 if TYPE_CHECKING:  # pragma: no cover
     from necro_env.game import Game, State
 
 ROLES = ("player", "necromancer")
+
+
+class UntrustedPolicyError(ConfigError):
+    """A policy file whose format can run code when loaded (a pickle), without ``trusted=True``."""
+
+
+class PolicyFileError(ConfigError):
+    """A policy file that cannot be loaded (not the format its suffix says, or not a model for this env)."""
 
 # One observer per Game object (they hold preallocated buffers sized for that game).
 _OBSERVERS: "weakref.WeakKeyDictionary[Game, object]" = weakref.WeakKeyDictionary()
@@ -102,4 +112,5 @@ def pick_best(items: list, scores: list[float], rng: np.random.Generator, eps: f
     return top[int(rng.integers(len(top)))]
 
 
-__all__ = ["ROLES", "View", "Policy", "BasePolicy", "observer_for", "pick_best"]
+__all__ = ["ROLES", "View", "Policy", "BasePolicy", "observer_for", "pick_best", "UntrustedPolicyError",
+           "PolicyFileError"]

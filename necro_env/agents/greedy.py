@@ -69,33 +69,22 @@ import weakref
 import numpy as np
 
 from necro_env.game import actions as A
+from necro_env.game.actions import (
+    ARG_OF as _ARG, KIND_OF as _KIND, K_BERSERK_ROLL, K_CONQUER, K_CONVERT, K_DECLINE, K_DRAGON, K_ENCAMP,
+    K_END_CONQUEST, K_END_REDEPLOY, K_FINAL, K_FORTRESS, K_HERO, K_LIFT, K_PLACE, K_STOUT_DECLINE,
+)
 from necro_env.game.catalog import (
     AMAZONS, DWARVES, ELVES, GHOST, GHOST_BOX, GHOULS, GIANTS, HALFLINGS, HUMANS, ORCS,
     RATMEN, SKELETONS, SORCERERS, TRITONS, TROLLS, WIZARDS,
     ALCHEMIST, BERSERK, BIVOUACKING, COMMANDO, DIPLOMAT, DRAGON_MASTER, FLYING, FOREST, FORTIFIED,
     HEROIC, HILL, MERCHANT, MOUNTED, PILLAGING, SEAFARING, SPIRIT, STOUT, SWAMP, UNDERWORLD, WEALTHY,
-    P_MERCHANT, P_PILLAGING,
+    P_MERCHANT, P_PILLAGING, WEALTHY_BONUS,
     tokens_at_pickup,
 )
 from necro_env.game.engine import bits as _bits
 from necro_env.game.state import ACTIVE, GHOSTLY, Phase
 
 from .base import BasePolicy, View, pick_best
-
-_CONQUER = int(Phase.CONQUER)
-_BERSERK = int(Phase.BERSERK)
-_REDEPLOY = int(Phase.REDEPLOY)
-_DEFEND = int(Phase.DEFEND)
-_PICK = int(Phase.PICK)
-_BUY = int(Phase.BUY)
-_DIPLOMAT = int(Phase.DIPLOMAT)
-_NECRO_START = int(Phase.NECRO_START)
-
-_KIND = [int(A.decode(i).kind) for i in range(A.NUM_ACTIONS)]
-_ARG = [A.decode(i).arg for i in range(A.NUM_ACTIONS)]
-K_PICK, K_DECLINE, K_ABANDON, K_CONQUER, K_FINAL, K_END_CONQUEST, K_LIFT, K_PLACE, K_END_REDEPLOY, \
-    K_DRAGON, K_HERO, K_ENCAMP, K_FORTRESS, K_CONVERT, K_BERSERK_ROLL, K_STOUT_DECLINE, K_DIPLOMAT, \
-    K_NECRO_START, K_BUY_GHOST, K_BUY_POWER, K_END_BUY = range(21)
 
 # Estimated coins a turn a race's ability is worth (PICK), before board synergy.
 RACE_BONUS = {
@@ -109,7 +98,6 @@ POWER_BONUS = {
     PILLAGING: 1.2, SEAFARING: 0.5, SPIRIT: 0.4, STOUT: 0.6, SWAMP: 1.0, UNDERWORLD: 0.6, WEALTHY: 0.0,
 }
 TOKEN_WEIGHT = 0.45        # coins a turn one token is worth (about 0.45 regions)
-WEALTHY_COINS = 7
 
 
 class _Tables:
@@ -238,21 +226,21 @@ class GreedyAgent(BasePolicy):
             return legal[0]
         st = view.state
         ph = st.phase
-        if ph == _CONQUER:
+        if ph == Phase.CONQUER:
             return self._conquer(view, legal, rng)
-        if ph == _REDEPLOY:
+        if ph == Phase.REDEPLOY:
             return self._redeploy(view, legal, rng)
-        if ph == _BERSERK:
+        if ph == Phase.BERSERK:
             return self._berserk(view, legal, rng)
-        if ph == _DEFEND:
+        if ph == Phase.DEFEND:
             return self._defend(view, legal, rng)
-        if ph == _PICK:
+        if ph == Phase.PICK:
             return self._pick(view, legal, rng)
-        if ph == _DIPLOMAT:
+        if ph == Phase.DIPLOMAT:
             return self._diplomat(view, legal, rng)
-        if ph == _BUY:
+        if ph == Phase.BUY:
             return self._buy(view, legal, rng)
-        if ph == _NECRO_START:
+        if ph == Phase.NECRO_START:
             return self._necro_start(view, legal, rng)
         return legal[int(rng.integers(len(legal)))]
 
@@ -530,7 +518,7 @@ class GreedyAgent(BasePolicy):
             per_turn -= TOKEN_WEIGHT * 2  # 4 of their tokens conquer but do not hold regions
         v = per_turn * life + st.col_coins[k] - k
         if power == WEALTHY:
-            v += WEALTHY_COINS
+            v += WEALTHY_BONUS
         return v
 
     def _pick(self, view: View, legal: list[int], rng) -> int:

@@ -50,13 +50,14 @@ from __future__ import annotations
 import numpy as np
 
 from necro_env.game import actions as A
+from necro_env.game.actions import ARG_OF as _ARG, KIND_OF as _KIND, K_BUY_POWER
 from necro_env.game.catalog import (
     ALCHEMIST, BERSERK, BIVOUACKING, COMMANDO, DIPLOMAT, DRAGON_MASTER, FLYING, FOREST, FORTIFIED,
     GHOST, HEROIC, HILL, MERCHANT, MOUNTED, PILLAGING, SEAFARING, SWAMP, UNDERWORLD, WEALTHY,
 )
 
 from .base import View, pick_best
-from .greedy import GreedyAgent, K_BUY_POWER, _ARG, _KIND
+from .greedy import GreedyAgent
 
 #: Starting-power (and last-resort purchase) ranking, best first.
 POWER_RANK = (

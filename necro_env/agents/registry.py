@@ -34,21 +34,13 @@ from typing import Any, Callable
 
 from necro_env.game.errors import ConfigError
 
-from .base import ROLES, Policy
+from .base import ROLES, Policy, PolicyFileError, UntrustedPolicyError  # the errors: re-exported here
 
 PolicyFactory = Callable[[str], Policy]
 Loader = Callable[[str, str], Policy]
 
 _POLICIES: dict[str, PolicyFactory] = {}
 _LOADERS: dict[str, tuple[Loader, bool]] = {}  # suffix -> (loader, its files can run code when loaded)
-
-
-class UntrustedPolicyError(ConfigError):
-    """A policy file whose format can run code when loaded (a pickle), without ``trusted=True``."""
-
-
-class PolicyFileError(ConfigError):
-    """A policy file that cannot be loaded (not the format its suffix says, or not a model for this env)."""
 
 
 def register_policy(name: str, factory: PolicyFactory, *, replace: bool = False) -> None:

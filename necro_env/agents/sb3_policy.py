@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from .base import BasePolicy, View
+from .base import BasePolicy, PolicyFileError, UntrustedPolicyError, View
 
 
 class SB3Policy(BasePolicy):
@@ -51,8 +51,6 @@ def load_sb3_policy(path: str, role: str = "player", deterministic: bool = True,
     program). ``PolicyFileError`` if the file is not a MaskablePPO model for this env."""
     from necro_env.game import NUM_ACTIONS
     from necro_env.observe import OBS_SIZE
-
-    from .registry import PolicyFileError, UntrustedPolicyError
 
     if not trusted:
         raise UntrustedPolicyError(f"refusing to load {path} without trusted=True: an SB3 .zip is a pickle and "

@@ -112,6 +112,34 @@ for _k in Kind:
     for _i in range(SIZES[_k]):
         _DECODE.append((_k, _i + ARG_BASE[_k]))
 
+# Kinds as plain ints, and per action index its kind / argument as plain ints, for the hot paths
+# (the engine's dispatch, the bots): comparing plain ints is cheaper than comparing ``Kind`` members.
+K_PICK = int(Kind.PICK)
+K_DECLINE = int(Kind.DECLINE)
+K_ABANDON = int(Kind.ABANDON)
+K_CONQUER = int(Kind.CONQUER)
+K_FINAL = int(Kind.FINAL)
+K_END_CONQUEST = int(Kind.END_CONQUEST)
+K_LIFT = int(Kind.LIFT)
+K_PLACE = int(Kind.PLACE)
+K_END_REDEPLOY = int(Kind.END_REDEPLOY)
+K_DRAGON = int(Kind.DRAGON)
+K_HERO = int(Kind.HERO)
+K_ENCAMP = int(Kind.ENCAMP)
+K_FORTRESS = int(Kind.FORTRESS)
+K_CONVERT = int(Kind.CONVERT)
+K_BERSERK_ROLL = int(Kind.BERSERK_ROLL)
+K_STOUT_DECLINE = int(Kind.STOUT_DECLINE)
+K_DIPLOMAT = int(Kind.DIPLOMAT)
+K_NECRO_START = int(Kind.NECRO_START)
+K_BUY_GHOST = int(Kind.BUY_GHOST)
+K_BUY_POWER = int(Kind.BUY_POWER)
+K_END_BUY = int(Kind.END_BUY)
+if sorted(name for name in globals() if name.startswith("K_")) != sorted(f"K_{k.name}" for k in Kind):
+    raise ImportError("actions.py: every Kind needs its K_ constant")
+KIND_OF: list[int] = [int(k) for k, _ in _DECODE]   # action index -> kind (plain int)
+ARG_OF: list[int] = [arg for _, arg in _DECODE]     # action index -> argument
+
 
 class Action(NamedTuple):
     """A decoded action: its kind and argument (region, slot or seat offset; 0 if none)."""

@@ -10,15 +10,43 @@ badge (+4 for Amazons), capped by the box. The engine reads these tables:
 * ``score(ctx)`` -> coins the race/power adds at the end of its owner's turn.
 * Decision powers (Berserk, Bivouacking, Diplomat, Dragon Master, Fortified,
   Heroic, Stout) and movement powers (Flying, Seafaring, Underworld adjacency)
-  are flags that the engine's phases consult; the engine's section for each is
-  marked with the power's name.
+  are flags (``P_*`` bits of a race's power set) that the engine's phases consult.
+
+Where the engine (``engine.py``, methods of ``Game``) reads each power; ``_score``
+runs every ``score`` hook and ``_discounts`` every ``discount`` hook (a test checks
+that each method listed exists and that a flag power's flag is read in one of them):
+
+    Alchemist       _score
+    Berserk         _legal_conquer (BERSERK_ROLL), _do (the roll; CONQUER in phase BERSERK),
+                    _compute_legal (phase BERSERK: the targets the roll makes affordable)
+    Bivouacking     _start_redeploy (lift the encampments), _legal_redeploy, _do (ENCAMP),
+                    _next_defender, _defend_step (a defender re-places them), _decline
+    Commando        _discounts
+    Diplomat        _end_redeploy (phase DIPLOMAT), _diplomat_ok, _do (DIPLOMAT), _protected,
+                    _begin_turn (the pact ends)
+    Dragon Master   _legal_conquer (DRAGON), _dragon, _recompute_immune, _clear_markers, _decline
+    Flying          _reach
+    Forest          _score
+    Fortified       _legal_redeploy (FORTRESS), _do (FORTRESS), _score (coins per fortress)
+    Heroic          _start_redeploy (lift the heroes), _legal_redeploy (HERO), _do (HERO),
+                    _clear_markers, _decline
+    Hill            _score
+    Merchant        _score
+    Mounted         _discounts
+    Pillaging       _score
+    Seafaring       _reach, _conversion_targets (Game.seafaring_ok)
+    Spirit          _decline
+    Stout           _legal_redeploy (STOUT_DECLINE), _end_redeploy (stout=True)
+    Swamp           _score
+    Underworld      _reach (every Cavern adjacent), _discounts
+    Wealthy         _score (once per race, ``State.wealthy_paid``)
 
 Race ids 0..13 are the 14 races; ``LOST_TRIBE`` (14) and ``GHOST`` (15) occupy
 regions like races but are never picked.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from .board import Board

@@ -37,25 +37,30 @@ Readings fixed here (where RULES.md leaves the engine a choice):
 """
 from __future__ import annotations
 
-from typing import Iterable
-
 import numpy as np
 
 from . import actions as A
 from . import rng as R
-from .actions import NUM_ACTIONS, decode
-from .board import LAKE, MOUNTAIN, SEA, Board, load_board
+from .actions import (
+    K_ABANDON, K_BERSERK_ROLL, K_BUY_GHOST, K_BUY_POWER, K_CONQUER, K_CONVERT, K_DECLINE, K_DIPLOMAT, K_DRAGON,
+    K_ENCAMP, K_END_BUY, K_END_CONQUEST, K_END_REDEPLOY, K_FINAL, K_FORTRESS, K_HERO, K_LIFT, K_NECRO_START, K_PICK,
+    K_PLACE, K_STOUT_DECLINE, NUM_ACTIONS, decode,
+)
+from .board import MOUNTAIN, Board, load_board
 from .catalog import (
-    AMAZONS, DWARVES, ELVES, GHOST, GHOULS, GIANTS, HALFLINGS, LOST_TRIBE, NUM_OCCUPANTS,
+    AMAZONS, ELVES, GHOST, GHOULS, GIANTS, HALFLINGS, LOST_TRIBE, NUM_OCCUPANTS,
     NUM_POWERS, NUM_RACES, POWERS, RACES, SKELETONS, SORCERERS, TROLLS,
     P_BERSERK, P_BIVOUACKING, P_DIPLOMAT, P_DRAGON, P_FLYING, P_FORTIFIED, P_HEROIC,
     P_SEAFARING, P_SPIRIT, P_STOUT, P_UNDERWORLD, P_WEALTHY,
-    ENCAMPMENTS, FORTRESSES, HEROES, HOLES, GHOST_BOX, LOST_TRIBE_BOX, WEALTHY_BONUS,
+    ENCAMPMENTS, FORTRESSES, HEROES, HOLES, GHOST_BOX, WEALTHY_BONUS,
     ScoreContext, box_count, power_id, race_id, tokens_at_pickup,
 )
 from .config import GameConfig
 from .errors import ConfigError, IllegalActionError, StateError
-from .state import ACTIVE, DECLINED, GHOSTLY, TRIBE, UNUSED, Phase, State
+from .state import (
+    ABANDONED, ACTIVE, CONQUERED, DECLINED, FROM_AMAZON_HOLD, FROM_ISLAND, GHOSTLY, NOT_STARTED, TRIBE, UNUSED,
+    Phase, State,
+)
 from .validate import conservation_errors, validate_state
 
 DIE_FACES = (0, 0, 0, 1, 2, 3)
@@ -72,7 +77,7 @@ _DIPLOMAT = int(Phase.DIPLOMAT)
 _NECRO_START = int(Phase.NECRO_START)
 _OVER = int(Phase.OVER)
 _CONQUER_A, _ABANDON_A = A.CONQUER, A.ABANDON
-_DECODE_INT = [(int(k), arg) for k, arg in A._DECODE]  # (kind as a plain int, argument)
+_DECODE_INT = list(zip(A.KIND_OF, A.ARG_OF))  # action index -> (kind as a plain int, argument)
 _LIFT_A, _PLACE_A, _HERO_A, _FINAL_A, _DRAGON_A = A.LIFT, A.PLACE, A.HERO, A.FINAL, A.DRAGON
 # The legality builders list actions in index order without sorting: they rely on this order.
 if not (A.DECLINE < A.ABANDON < A.CONQUER < A.FINAL < A.END_CONQUEST < A.LIFT < A.PLACE < A.END_REDEPLOY
@@ -208,7 +213,8 @@ class Game:
         st.phase = _PICK
         st.cur_race = -1
         st.segment = MAIN_SEGMENT
-        st.started = st.picked = st.placed = st.dragon_used = st.fort_used = 0
+        st.started = NOT_STARTED
+        st.picked = st.placed = st.dragon_used = st.fort_used = 0
         st.berserk = -1
         st.converted = st.attacked = 0
         st.nonempty = 0
@@ -276,6 +282,24 @@ class Game:
     def is_legal(self, st: State, action: int) -> bool:
         return action in self.legal_actions(st)
 
+    # ------------------------------------------------------------------ editing a position
+    def invalidate(self, st: State) -> None:
+        """Call after changing a ``State``'s fields by hand (a hand-built position): recomputes what the
+        engine derives from them (the immune regions) and drops the cached legal actions."""
+        self._recompute_immune(st)
+        st._legal = None
+
+    def begin_turn(self, st: State, seat: int) -> None:
+        """Start ``seat``'s turn now, exactly as the engine does after the previous seat's turn: the
+        per-turn flags and the seat's pact are reset, the Necromancer enters BUY, in-decline Ghouls go
+        first, troops are readied; with ``skip_forced`` forced decisions are then applied. For
+        hand-built positions (``necro_env.game.positions``); the edits made before are taken in."""
+        self._recompute_immune(st)
+        self._begin_turn(st, seat)
+        st._legal = None
+        if self.skip_forced:
+            self._skip_forced(st)
+
     def current_seat(self, st: State) -> int:
         """The seat that must decide now (-1 when the game is over)."""
         return -1 if st.over else st.decider
@@ -290,7 +314,7 @@ class Game:
             return 0
         t = st.ready_taken
         for i in range(len(t) - 2, -1, -2):
-            if t[i] == -2:
+            if t[i] == FROM_ISLAND:
                 return t[i + 1]
         return 0
 
@@ -404,13 +428,15 @@ class Game:
         return m
 
     def _adjacent(self, held: int) -> int:
-        """Regions next to any region of the bitset ``held`` (memoised in ``self._adj``)."""
-        m = 0
-        for r in bits(held):
-            m |= self.nbr[r]
-        if len(self._adj) >= 1 << 16:
-            self._adj.clear()
-        self._adj[held] = m
+        """Regions next to any region of the bitset ``held`` (memoised: region sets recur a lot)."""
+        m = self._adj.get(held)
+        if m is None:
+            m = 0
+            for r in bits(held):
+                m |= self.nbr[r]
+            if len(self._adj) >= 1 << 16:
+                self._adj.clear()
+            self._adj[held] = m
         return m
 
     def _reach(self, st: State, race: int) -> int:
@@ -420,7 +446,7 @@ class Game:
         powers = st.race_power[race]
         m = b.lake_nbr_mask if race == GHOST else 0
         if held:
-            m |= self._adj.get(held) or self._adjacent(held)
+            m |= self._adjacent(held)
             if powers & P_UNDERWORLD and held & b.cavern_mask:
                 m |= b.cavern_mask
         elif race != GHOST:
@@ -488,8 +514,8 @@ class Game:
         held = st.regions[race]
         out: list[int] = []
         main = st.segment == MAIN_SEGMENT
-        if st.started < 2:
-            if not st.started and main and race != GHOST and not st.picked:
+        if st.started != CONQUERED:  # abandons only before the first conquest, a decline before anything
+            if st.started == NOT_STARTED and main and race != GHOST and not st.picked:
                 out.append(A.DECLINE)
             out += [_ABANDON_A + r for r in bits(held)]
         powers = st.race_power[race]
@@ -527,7 +553,7 @@ class Game:
     def _conversion_targets(self, st: State, seat: int) -> list[int]:
         """Sorcerers: lone active enemy tokens next to a Sorcerer region (RULES §2.1)."""
         held = st.regions[SORCERERS]
-        adj = self._adj.get(held) or self._adjacent(held)
+        adj = self._adjacent(held)
         powers = st.race_power[SORCERERS]
         adj &= self.seafaring_ok if powers & P_SEAFARING else self.land
         adj &= ~(held | st.immune)
@@ -617,13 +643,13 @@ class Game:
             self._do(st, la[0])
 
     def _do(self, st: State, action: int) -> None:
-        """Carry out a legal action (no check)."""
+        """Carry out a legal action (no check); the kinds are tested in order of how often they come."""
         k, arg = _DECODE_INT[action]
         st._legal = None
         st.decisions += 1
-        if k == 7:  # PLACE
+        if k == K_PLACE:
             self._place(st, arg)
-        elif k == 3:  # CONQUER
+        elif k == K_CONQUER:
             race = st.cur_race
             if st.phase == _BERSERK:
                 roll = st.berserk
@@ -633,62 +659,62 @@ class Game:
                 self._conquer(st, arg, c if c > 1 else 1)
             else:
                 self._conquer(st, arg, self.conquest_cost(st, arg, race))
-        elif k == 6:  # LIFT
+        elif k == K_LIFT:
             st.tok[arg] -= 1
             st.hand[st.cur_race] += 1
-        elif k == 5:  # END_CONQUEST
+        elif k == K_END_CONQUEST:
             st.berserk = -1
             self._start_redeploy(st)
-        elif k == 8:  # END_REDEPLOY
+        elif k == K_END_REDEPLOY:
             self._end_redeploy(st, stout=False)
-        elif k == 0:  # PICK
+        elif k == K_PICK:
             self._pick(st, arg)
-        elif k == 2:  # ABANDON
+        elif k == K_ABANDON:
             self._abandon(st, arg)
-        elif k == 4:  # FINAL
+        elif k == K_FINAL:
             self._final(st, arg)
-        elif k == 1:  # DECLINE
+        elif k == K_DECLINE:
             self._decline_now(st)
-        elif k == 9:  # DRAGON
+        elif k == K_DRAGON:
             self._dragon(st, arg)
-        elif k == 10:  # HERO
+        elif k == K_HERO:
             st.hero[arg] = 1
             st.hero_pool -= 1
             st.immune |= 1 << arg
-        elif k == 11:  # ENCAMP
+        elif k == K_ENCAMP:
             st.encamp[arg] += 1
             st.encamp_pool -= 1
             if st.phase == _DEFEND:
                 self._defend_step(st)
-        elif k == 12:  # FORTRESS
+        elif k == K_FORTRESS:
             st.fort[arg] = 1
             st.fort_used = 1
-        elif k == 13:  # CONVERT
+        elif k == K_CONVERT:
             self._convert(st, arg)
-        elif k == 14:  # BERSERK_ROLL
+        elif k == K_BERSERK_ROLL:
             st.berserk = self._roll(st)
             st.phase = _BERSERK
-        elif k == 15:  # STOUT_DECLINE
+        elif k == K_STOUT_DECLINE:
             self._end_redeploy(st, stout=True)
-        elif k == 16:  # DIPLOMAT
+        elif k == K_DIPLOMAT:
             target = (st.decider + arg) % self.num_seats
             st.pact[st.turn_seat] = target
             self._end_turn(st)
-        elif k == 17:  # NECRO_START
+        elif k == K_NECRO_START:
             self._necro_start(st, arg)
-        elif k == 18:  # BUY_GHOST
+        elif k == K_BUY_GHOST:
             st.coins[st.decider] -= self.purchase_price(st)
             st.tray[GHOST] -= 1
             st.island += 1
             st.bought_ghosts += 1
             self._after_purchase(st)
-        elif k == 19:  # BUY_POWER
+        elif k == K_BUY_POWER:
             st.coins[st.decider] -= self.purchase_price(st)
             st.race_power[GHOST] |= 1 << st.necro_reserve[arg]
             st.necro_reserve[arg] = -1
             st.bought_powers += 1
             self._after_purchase(st)
-        elif k == 20:  # END_BUY
+        elif k == K_END_BUY:
             self._start_segment(st, GHOST, MAIN_SEGMENT)
 
     def _raise_illegal(self, st: State, action) -> None:
@@ -716,7 +742,8 @@ class Game:
         st.decider = seat
         st.pact[seat] = -1  # our own pact ends when our next turn starts
         st.picked = st.dragon_used = st.fort_used = 0
-        st.started = st.placed = st.nonempty = st.hold = 0  # the previous seat's, until a segment starts
+        st.started = NOT_STARTED  # these were the previous seat's, until a segment starts
+        st.placed = st.nonempty = st.hold = 0
         st.converted = st.attacked = 0
         st.berserk = -1
         if seat == self.necro_seat:
@@ -748,7 +775,7 @@ class Game:
     def _start_segment(self, st: State, race: int, segment: int) -> None:
         st.cur_race = race
         st.segment = segment
-        st.started = 0
+        st.started = NOT_STARTED
         st.nonempty = 0
         st.placed = 0
         st.hold = 0
@@ -767,12 +794,12 @@ class Game:
                     taken.append(e)
                     extra_total += e
             if race == AMAZONS and st.amazon_held:
-                taken.append(-1)
+                taken.append(FROM_AMAZON_HOLD)
                 taken.append(st.amazon_held)
                 extra_total += st.amazon_held
                 st.amazon_held = 0
             if race == GHOST and st.island:
-                taken.append(-2)
+                taken.append(FROM_ISLAND)
                 taken.append(st.island)
                 extra_total += st.island
                 st.island = 0
@@ -873,7 +900,7 @@ class Game:
             st.nonempty += 1
         st.hand[race] -= placed
         self._occupy(st, r, race, placed)
-        st.started = 2
+        st.started = CONQUERED
 
     def _final(self, st: State, r: int) -> None:
         """Final conquest with the reinforcement die (RULES §1.6); conquests end either way."""
@@ -883,7 +910,7 @@ class Game:
         roll = self._roll(st)
         if hand + roll >= cost:
             self._conquer(st, r, hand)
-        st.started = 2
+        st.started = CONQUERED
         self._start_redeploy(st)
 
     def _dragon(self, st: State, r: int) -> None:
@@ -909,7 +936,7 @@ class Game:
         st.tray[SORCERERS] -= 1
         self._occupy(st, r, SORCERERS, 1)
         st.nonempty += 1
-        st.started = 2
+        st.started = CONQUERED
 
     def _abandon(self, st: State, r: int) -> None:
         race = st.cur_race
@@ -918,7 +945,7 @@ class Game:
         st.tok[r] = 0
         st.regions[race] &= ~(1 << r)
         self._clear_markers(st, r)
-        st.started = 1  # no decline after abandoning; abandons go on until the first conquest
+        st.started = ABANDONED  # no decline after abandoning; abandons go on until the first conquest
 
     def _clear_markers(self, st: State, r: int) -> None:
         st.lair[r] = st.fort[r] = 0
@@ -1035,7 +1062,7 @@ class Game:
         for i in range(0, len(t), 2):
             r, n = t[i], t[i + 1]
             st.hand[race] -= n
-            if r == -1:
+            if r == FROM_AMAZON_HOLD:
                 st.amazon_held += n
             elif r >= 0:
                 st.tok[r] += n

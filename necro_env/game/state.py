@@ -37,13 +37,14 @@ Turn
     turn_seat         whose turn it is; decider: who decides now
     phase             a ``Phase``; cur_race: the race acting in CONQUER/REDEPLOY
     segment           0 = in-decline Ghouls acting first, 1 = the main race
-    started           0 = nothing yet, 1 = abandoned (no decline), 2 = conquered (no abandon)
+    started           NOT_STARTED, ABANDONED (no decline any more), CONQUERED (no abandon any more)
     picked, placed, dragon_used, fort_used   per-turn flags (0/1)
     berserk           the Berserk roll waiting for a target, or -1
     converted, attacked   bitmasks of seats converted / whose active race was attacked this turn
     nonempty          non-empty regions conquered by the acting race this segment
     hold              tokens the Amazons keep in hand at the end of redeployment
-    ready_taken       flat [region, n, ...] taken into hand when troops were readied
+    ready_taken       flat [region, n, ...] taken into hand when troops were readied; region
+                      FROM_AMAZON_HOLD = the Amazons' 4 held tokens, FROM_ISLAND = the Island
     defend_race       race whose survivors are being placed in DEFEND, or -1
     last_die          the last die roll (-1 before any)
 Decks
@@ -83,6 +84,10 @@ class Phase(enum.IntEnum):
 
 
 UNUSED, ACTIVE, DECLINED, GHOSTLY, TRIBE = range(5)
+# ``State.started``: what the acting race has done in this segment of the turn.
+NOT_STARTED, ABANDONED, CONQUERED = 0, 1, 2
+# Pseudo-regions of ``State.ready_taken``: tokens readied from the Amazons' hold / from the Island.
+FROM_AMAZON_HOLD, FROM_ISLAND = -1, -2
 
 LIST_FIELDS = (
     "coins", "active", "decl", "decl_spirit", "pact",

@@ -32,7 +32,9 @@ from .catalog import (
     WEALTHY_BONUS, box_count,
 )
 from .errors import StateError, short_repr
-from .state import ACTIVE, DECLINED, GHOSTLY, TRIBE, UNUSED, Phase
+from .state import (
+    ACTIVE, CONQUERED, DECLINED, FROM_AMAZON_HOLD, FROM_ISLAND, GHOSTLY, NOT_STARTED, TRIBE, UNUSED, Phase,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Game
@@ -147,7 +149,7 @@ def _range_errors(game: "Game", st: "State") -> list[str]:
         values(f, 0, 1)
     values("encamp", 0, ENCAMPMENTS)
     t = st.ready_taken
-    values("ready_taken", -2, nr - 1, t[0::2])
+    values("ready_taken", FROM_ISLAND, nr - 1, t[0::2])
     values("ready_taken", 1, MAX_BOX, t[1::2])
     for f in ("race_deck", "col_race"):
         values(f, 0, NUM_RACES - 1)
@@ -164,7 +166,7 @@ def _range_errors(game: "Game", st: "State") -> list[str]:
         ("holes_placed", 0, HOLES), ("hero_pool", 0, HEROES), ("encamp_pool", 0, ENCAMPMENTS),
         ("wealthy_paid", 0, (1 << NUM_OCCUPANTS) - 1), ("round", 1, game.game_turns), ("turn_seat", 0, n - 1),
         ("decider", -1, n - 1), ("phase", 0, int(Phase.OVER)), ("cur_race", -1, NUM_OCCUPANTS - 1),
-        ("segment", 0, 1), ("started", 0, 2), ("picked", 0, 1), ("placed", 0, 1), ("dragon_used", 0, 1),
+        ("segment", 0, 1), ("started", NOT_STARTED, CONQUERED), ("picked", 0, 1), ("placed", 0, 1), ("dragon_used", 0, 1),
         ("fort_used", 0, 1), ("berserk", -1, MAX_DIE), ("converted", 0, (1 << n) - 1),
         ("attacked", 0, (1 << n) - 1), ("nonempty", 0, nr), ("hold", 0, MAX_HOLD),
         ("defend_race", -1, NUM_OCCUPANTS - 1), ("last_die", -1, MAX_DIE),
@@ -342,12 +344,12 @@ def _consistency_errors(game: "Game", st: "State") -> list[str]:
             if st.cur_race != AMAZONS or st.hand[AMAZONS] + spare < st.hold:
                 need(f"the Amazons' hold {st.hold} while redeploying needs the Amazons acting with at least as "
                      f"many tokens in hand (or still to lift)")
-        if ph == Phase.CONQUER and not st.started:
+        if ph == Phase.CONQUER and st.started == NOT_STARTED:
             # Nothing happened since the troops were readied: DECLINE would undo ready_taken.
             t = st.ready_taken
             wrong = [t[i] for i in range(0, len(t), 2)
                      if not (t[i] >= 0 and st.occ[t[i]] == st.cur_race) and (t[i], st.cur_race) not in
-                     ((-1, AMAZONS), (-2, GHOST))]
+                     ((FROM_AMAZON_HOLD, AMAZONS), (FROM_ISLAND, GHOST))]
             if wrong or len(set(t[0::2])) != len(t) // 2 or sum(t[1::2]) > st.hand[st.cur_race]:
                 need(f"ready_taken {t} does not fit what the acting race {st.cur_race} holds and has in hand")
         if st.winners or st.necro_won:

@@ -38,7 +38,7 @@ from ..game import Game, State
 from ..game.actions import Kind, decode
 from ..game.catalog import GHOST
 from ..game.state import DECLINED
-from ..record import iter_replay, parse_record
+from ..record import agent_names, iter_replay, parse_record
 
 #: Piece bits of ``pc``, lowest first.
 PIECES = ("lair", "fortress", "hole", "hero", "dragon")
@@ -98,8 +98,6 @@ def view(game: Game, st: State, last_power: list[int], conquest: int) -> dict[st
 
 def game_frames(record: dict) -> GameFrames:
     """Replay ``record`` and collect every view; ``StateError`` if the record does not replay."""
-    from ..env import agent_names  # deferred: the env module pulls in gymnasium
-
     config, _options, seed, _actions = parse_record(record)
     game = Game(config)
     st = game.new_state(seed)

@@ -1,0 +1,344 @@
+"""A single-seat Gymnasium view of necro_env, for single-agent learners (SB3 MaskablePPO).
+
+``SingleSeatEnv`` puts one learner in one seat (the Necromancer, or a player seat)
+and plays every other seat with given policies (baselines by name, saved models by
+path, or any object with ``act(view, rng)``). Observations, masks and rewards are
+the learner's only:
+
+* ``observation``: the learner's seat-relative vector (``necro_env.observe``).
+* ``action_masks()``: the learner's legal actions (sb3-contrib's MaskablePPO calls it).
+* reward: "win" (+1 if the learner is among the winners at the end, else -1; the
+  Necromancer +1 iff he wins), "rank" (final standing scaled to [-1, 1]) or "coins"
+  (coins gained since the learner's previous decision / 10, dense): the AEC env's
+  schemes, from the same functions (``necro_env.rewards``).
+* ``shaping`` (default 0): a dense progress reward ``shaping * (phi(s') - phi(s))``
+  between the learner's decisions, so a game's shaping terms add up to
+  ``shaping * (phi(end) - phi(start))``. phi is the Necromancer's progress toward his
+  victory (Ghosts in play + a quarter per token in the Well, over the Ghosts he can
+  field) or a player's coins / 100. It is aligned with the goal (all Ghosts in play /
+  most coins) but is not potential-based with phi(end) = 0: that variant cancels
+  out when gamma is close to 1 and did not speed up learning here.
+
+An illegal learner action (only possible without masking, e.g. SB3's ``check_env``)
+ends the episode with reward -1 (``illegal="terminate"``, the PettingZoo classic
+convention) or raises ``IllegalActionError`` (``illegal="raise"``).
+
+Opponents given as SB3 ``.zip`` paths load only with ``trusted=True`` (such a file is a pickle
+and can run code; see ``necro_env.agents.registry``).
+
+Player learners rotate over the player seats from episode to episode
+(``learner_seat="rotate"``) so no seat position biases what is learned.
+
+What the learner sees is what its seat may know, as in the AEC env: ``hide_coins``
+(default False) hides the other seats' coins (and makes the engine keep them out of
+the turn flow, ``GameConfig.hide_coins``), ``hide_necro_reserve`` (default True) hides
+the Necromancer's badges from a player learner. ``info`` holds only the learner's
+``seat``; the episode's seed (from which the deck order and the Necromancer's badges
+can be rebuilt) is privileged: ``privileged_info()`` returns it for logging.
+
+Every episode's seed comes from the env's own generator (seeded by ``reset(seed=...)``),
+and ``get_state()``/``set_state()`` capture everything (engine state, opponents'
+generators, counters) so a training run can be checkpointed and resumed exactly.
+"""
+from __future__ import annotations
+
+import json
+import math
+import operator
+from typing import Any, Callable, Sequence
+
+import gymnasium as gym
+import numpy as np
+
+from .agents.registry import make_policy
+from .env import EnvUsageError, GameOverError
+from .game import NUM_ACTIONS, Game, GameConfig, State
+from .game.catalog import GHOST_BOX
+from .game.errors import ConfigError, IllegalActionError, StateError, short_repr
+from .game.validate import coin_cap
+from .record import generator_from_state, is_int
+from .rewards import ILLEGAL_REWARD, check_illegal_mode, check_reward_scheme, coins_reward, terminal_rewards
+
+
+class SingleSeatEnv(gym.Env):
+    """One learner seat; the other seats are played by fixed or sampled policies."""
+
+    metadata = {"render_modes": ["ansi"], "name": "necro_env_single_seat_v1"}
+
+    def __init__(
+        self,
+        players: int = 3,
+        learner: str = "necromancer",
+        opponents: Any = "random",
+        necromancer_opponent: Any = "heuristic",
+        reward: str = "win",
+        learner_seat: int | str = "rotate",
+        illegal: str = "terminate",
+        opponent_sampler: Callable[[np.random.Generator, int], Any] | None = None,
+        render_mode: str | None = None,
+        shaping: float = 0.0,
+        hide_coins: bool = False,
+        hide_necro_reserve: bool = True,
+        trusted: bool = False,
+        **game_options: Any,
+    ) -> None:
+        check_reward_scheme(reward)
+        if learner not in ("necromancer", "player"):
+            raise ConfigError(f"learner must be 'necromancer' or 'player', got {learner!r}")
+        check_illegal_mode(illegal, "illegal")
+        for name, value in (("hide_coins", hide_coins), ("hide_necro_reserve", hide_necro_reserve)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise ConfigError(f"{name} must be a bool, got {value!r}")
+        self.config = GameConfig(players=players, hide_coins=bool(hide_coins),
+                                 **{"skip_forced": True, **game_options})
+        if learner == "necromancer" and not self.config.necromancer:
+            raise ConfigError("learner='necromancer' needs a Necromancer game (3-6 seats, necromancer=True)")
+        self.game = Game(self.config)
+        self.learner = learner
+        self.reward_scheme = reward
+        self.illegal = illegal
+        self.render_mode = render_mode
+        if not (isinstance(shaping, (int, float)) and shaping >= 0):
+            raise ConfigError(f"shaping must be a number >= 0, got {shaping!r}")
+        self.shaping = float(shaping)
+        self._phi = 0.0
+        self.player_seats = [s for s in range(self.game.num_seats) if s != self.game.necro_seat]
+        if learner_seat != "rotate" and learner == "player":
+            if learner_seat not in self.player_seats:
+                raise ConfigError(f"learner_seat must be one of {self.player_seats} or 'rotate', got {learner_seat!r}")
+        self.learner_seat_spec = learner_seat
+        self.opponent_spec = opponents
+        self.necro_spec = necromancer_opponent
+        self.opponent_sampler = opponent_sampler
+        self._player_policy = make_policy(opponents, "player", trusted=trusted)
+        self._necro_policy = (make_policy(necromancer_opponent, "necromancer", trusted=trusted)
+                              if self.config.necromancer and learner == "player" else None)
+        from .observe import OBS_SIZE, Observer
+        self.observer = Observer(self.game, hide_coins=bool(hide_coins), hide_necro_reserve=bool(hide_necro_reserve))
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
+        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
+        self._gen = np.random.default_rng(0)
+        self._episode = 0
+        self.state: State | None = None
+        self.seat = self.game.necro_seat if learner == "necromancer" else self.player_seats[0]
+        self._policies: list[Any] = []
+        self._opp_rng = np.random.default_rng(0)
+        self._last_coins = 0
+        self._episode_seed = 0
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._gen = np.random.default_rng(seed)
+            self._episode = 0
+        self._episode_seed = int(self._gen.integers(0, 2**63 - 1))
+        self._opp_rng = np.random.default_rng(self._episode_seed)
+        if self.learner == "necromancer":
+            self.seat = self.game.necro_seat
+        elif self.learner_seat_spec == "rotate":
+            self.seat = self.player_seats[self._episode % len(self.player_seats)]
+        else:
+            self.seat = int(self.learner_seat_spec)
+        self._episode += 1
+        self._policies = self._assign_policies()
+        self.state = self.game.new_state(self._episode_seed % (2**63))
+        self._last_coins = self.state.coins[self.seat]
+        self._advance()
+        self._phi = self._potential()
+        return self._obs(), self._info()
+
+    def step(self, action):
+        st = self.state
+        if st is None:
+            raise EnvUsageError("step() before reset(): call reset() first")
+        if st.over:
+            raise GameOverError("step() called on a finished episode; call reset()")
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise IllegalActionError(f"action must be an int, got {action!r}") from None
+        if isinstance(action, bool):
+            raise IllegalActionError(f"action must be an int, got {action!r}")
+        if not self.game.is_legal(st, a):
+            if self.illegal == "raise":
+                self.game.apply(st, a)  # raises a precise IllegalActionError
+            return self._obs(), ILLEGAL_REWARD, True, False, {**self._info(), "illegal_action": a}
+        self.game.apply(st, a)
+        self._advance()
+        reward = self._reward()
+        if self.shaping:
+            phi = self._potential()
+            reward += self.shaping * (phi - self._phi)
+            self._phi = phi
+        terminated = bool(st.over)
+        info = self._info()
+        if terminated:
+            info["result"] = self.game.result(st)
+        return self._obs(), reward, terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (MaskablePPO's hook)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        st = self.state
+        if st is not None and not st.over:
+            mask[self.game.legal_actions(st)] = True
+        return mask
+
+    def render(self):
+        if self.state is None:
+            return ""
+        from .render import ansi as render_ansi
+        return render_ansi(self.game, self.state)
+
+    # ------------------------------------------------------------------ internals
+    def _assign_policies(self, learner_seat: int | None = None) -> list[Any]:
+        seat = self.seat if learner_seat is None else learner_seat
+        pols: list[Any] = [None] * self.game.num_seats
+        for s in range(self.game.num_seats):
+            if s == seat:
+                continue
+            if s == self.game.necro_seat:
+                pols[s] = self._necro_policy
+            elif self.opponent_sampler is not None:
+                pols[s] = self.opponent_sampler(self._opp_rng, s)
+            else:
+                pols[s] = self._player_policy
+        return pols
+
+    def _advance(self) -> None:
+        """Let the other seats play until the learner must decide or the game ends."""
+        from .agents.base import View
+        g, st = self.game, self.state
+        while not st.over and st.decider != self.seat:
+            seat = st.decider
+            a = self._policies[seat].act(View(g, st, seat), self._opp_rng)
+            g.apply(st, a)
+
+    def _obs(self) -> np.ndarray:
+        return self.observer.observe(self.state, self.seat)
+
+    def _info(self) -> dict:
+        return {"seat": self.seat}
+
+    def privileged_info(self) -> dict:
+        """What the learner must not see but a log may keep: the episode's seed (the deck order and
+        the Necromancer's badges follow from it) and the learner's seat."""
+        return {"seat": self.seat, "episode_seed": self._episode_seed}
+
+    def _potential(self) -> float:
+        st = self.state
+        if self.seat == self.game.necro_seat:
+            fieldable = GHOST_BOX - st.ghosts_removed
+            return (self.game.ghosts_in_play(st) + (sum(st.well) + st.souls) / 4.0) / fieldable
+        return st.coins[self.seat] / 100.0
+
+    def _reward(self) -> float:
+        """The learner's reward since its previous decision (``necro_env.rewards``)."""
+        st = self.state
+        if self.reward_scheme == "coins":
+            gain = st.coins[self.seat] - self._last_coins
+            self._last_coins = st.coins[self.seat]
+            return coins_reward(gain)
+        final = terminal_rewards(self.game, st, self.reward_scheme) if st.over else None
+        return 0.0 if final is None else final[self.seat]
+
+    # ------------------------------------------------------------------ checkpointing
+    def get_state(self) -> dict:
+        """Everything needed to continue this env exactly (JSON-compatible)."""
+        return {
+            "state": None if self.state is None else self.state.to_dict(),
+            "gen": self._gen.bit_generator.state,
+            "opp_rng": self._opp_rng.bit_generator.state,
+            "episode": self._episode,
+            "episode_seed": self._episode_seed,
+            "seat": self.seat,
+            "last_coins": self._last_coins,
+            "phi": self._phi,
+            "policies": _policy_names(self._policies),
+        }
+
+    def set_state(self, data: dict) -> None:
+        """Inverse of ``get_state`` (policies are re-assigned from this env's specs).
+
+        Every field is checked (types, ranges, the engine state with ``Game.validate_state``, the
+        learner's seat and that it is the one deciding) before anything of this env changes;
+        ``StateError`` names the first problem. There is no replay check here (the opponents'
+        moves are not recorded): a consistent edited game is accepted."""
+        keys = {"state", "gen", "opp_rng", "episode", "episode_seed", "seat", "last_coins", "phi", "policies"}
+        if not isinstance(data, dict) or set(data) != keys:
+            raise StateError(f"a single-seat env state must be an object with keys {sorted(keys)}, got "
+                             + (f"keys {sorted(map(str, data))}" if isinstance(data, dict) else short_repr(data)))
+        gen = generator_from_state(data["gen"], "single-seat env state gen")
+        opp = generator_from_state(data["opp_rng"], "single-seat env state opp_rng")
+        episode, episode_seed, seat = data["episode"], data["episode_seed"], data["seat"]
+        if not is_int(episode) or episode < 0:
+            raise StateError(f"single-seat env state episode must be an int >= 0, got {short_repr(episode)}")
+        if not is_int(episode_seed) or not 0 <= episode_seed < 2**63 - 1:
+            raise StateError(f"single-seat env state episode_seed must be an int in 0..2**63-2, "
+                             f"got {short_repr(episode_seed)}")
+        allowed = self._seats_for(episode)
+        if not is_int(seat) or seat not in allowed:
+            raise StateError(f"single-seat env state seat {short_repr(seat)} is not the learner's seat "
+                             f"(allowed: {allowed})")
+        state = None if data["state"] is None else State.from_dict(data["state"])
+        if state is not None:
+            self.game.validate_state(state)
+            if not state.over and state.decider != seat:
+                raise StateError(f"single-seat env state: seat {state.decider} decides, not the learner's seat {seat}")
+        elif episode:
+            raise StateError("single-seat env state has no game although episodes were played")
+        last_coins, phi = data["last_coins"], data["phi"]
+        cap = coin_cap(self.game, self.game.game_turns)
+        if not is_int(last_coins) or not 0 <= last_coins <= cap:
+            raise StateError(f"single-seat env state last_coins must be an int in 0..{cap}, got {short_repr(last_coins)}")
+        if not isinstance(phi, (int, float)) or isinstance(phi, bool) or not math.isfinite(phi) or abs(phi) > 1e6:
+            raise StateError(f"single-seat env state phi must be a finite number, got {short_repr(phi)}")
+        names = data["policies"]
+        if not isinstance(names, list) or len(names) != (self.game.num_seats if state is not None else len(names)) \
+                or not all(n is None or isinstance(n, str) for n in names) \
+                or (state is not None and [i for i, n in enumerate(names) if n is None] != [seat]):
+            raise StateError(f"single-seat env state policies must name the policy of every seat but the "
+                             f"learner's ({seat}), got {short_repr(names)}")
+        policies = self._restore_policies(names, seat) if state is not None else []
+        # Everything checked: only now change this env.
+        self._gen, self._opp_rng, self.state = gen, opp, state
+        self._episode, self._episode_seed = episode, episode_seed
+        self.seat, self._last_coins, self._phi = seat, last_coins, float(phi)
+        self._policies = policies
+
+    def _seats_for(self, episode: int) -> list[int]:
+        """The seats the learner may hold after ``episode`` resets."""
+        if self.learner == "necromancer":
+            return [self.game.necro_seat]
+        if self.learner_seat_spec != "rotate":
+            return [int(self.learner_seat_spec)]
+        if episode == 0:
+            return [self.player_seats[0]]
+        return [self.player_seats[(episode - 1) % len(self.player_seats)]]
+
+    def _restore_policies(self, names: Sequence[str | None], seat: int) -> list[Any]:
+        """The policies called ``names`` (``None`` at the learner's ``seat``); ``StateError`` if this env's
+        specs or sampler do not give policies of those names."""
+        if self.opponent_sampler is None:
+            pols = self._assign_policies(seat)  # no sampler: no generator is drawn from
+        else:
+            restore = getattr(self.opponent_sampler, "restore", None)
+            if restore is None:
+                raise StateError("this opponent sampler cannot restore policies by name")
+            # restore(name) raises StateError for a name it does not know (never loads an arbitrary path).
+            pols = [None if n is None else (self._necro_policy if s == self.game.necro_seat else restore(n))
+                    for s, n in enumerate(names)]
+        got = _policy_names(pols)
+        if got != list(names):
+            raise StateError(f"single-seat env state names the policies {short_repr(list(names))}, but this env "
+                             f"plays {got}")
+        return pols
+
+    def state_json(self) -> str:
+        return json.dumps(self.get_state())
+
+
+def _policy_names(policies: Sequence[Any]) -> list[str | None]:
+    """What ``get_state`` stores of the seats' policies: their names (``None`` at the learner's seat)."""
+    return [None if p is None else getattr(p, "name", type(p).__name__) for p in policies]
