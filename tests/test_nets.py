@@ -9,7 +9,6 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from necro_env.agents.base import View  # noqa: E402
 from necro_env.agents.nets import OTHER_ACTIONS, REGION_KINDS, MlpNet, RegionNet, build_net, masked_logits  # noqa: E402
 from necro_env.agents.torch_policy import NetPolicy, load_policy, read_policy_file, save_policy  # noqa: E402
 from necro_env.game import NUM_ACTIONS, Game, GameConfig  # noqa: E402
@@ -112,6 +111,27 @@ def test_bad_policy_files_are_refused(tmp_path):
         build_net({"kind": "transformer"})
     with pytest.raises(ConfigError, match="observations of 10"):
         build_net({"kind": "mlp", "obs_size": 10})
+
+
+def test_policy_files_load_by_path_without_trust(tmp_path):
+    """The registry loads a ``.safetensors`` policy file by path with no trust (no pickle inside): the file's
+    network for its own role, a ConfigError for the other role, and evaluate() plays it by path."""
+    from necro_env.agents.registry import check_policy, loader_suffixes, make_policy
+    from necro_env.evaluate import evaluate
+
+    torch.manual_seed(2)
+    net = RegionNet(d=16, hidden=32, emb=4)
+    path = tmp_path / "necro.safetensors"
+    save_policy(net, path, "necromancer")
+    assert ".safetensors" in loader_suffixes()
+    check_policy(str(path), "necromancer")  # trusted=False (the default) is enough
+    pol = make_policy(str(path), "necromancer")
+    assert isinstance(pol, NetPolicy) and pol.name == "necro.safetensors" and pol.role == "necromancer"
+    obs, masks = observations(3, True)
+    assert np.array_equal(pol.logits(obs, masks).numpy(), NetPolicy(net).logits(obs, masks).numpy())
+    with pytest.raises(ConfigError, match="necromancer policy, asked to play the player"):
+        make_policy(str(path), "player")
+    assert evaluate(3, str(path), "random", games=2, seed=0)["games"] == 2
 
 
 @pytest.mark.parametrize("deterministic", [True, False])

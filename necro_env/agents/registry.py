@@ -6,8 +6,10 @@ Specs, tried in this order:
 2. a registered name (case-insensitive): ``random``, ``greedy``, ``heuristic``, or one added
    with ``register_policy(name, factory)``; the factory is called as ``factory(role)``;
 3. an existing file: handed to the loader registered for its suffix with
-   ``register_loader(suffix, fn, pickle=...)`` (``fn(path, role)``); ``.zip`` is built in
-   (a MaskablePPO model saved by sb3-contrib, see ``sb3_policy.py``).
+   ``register_loader(suffix, fn, pickle=...)`` (``fn(path, role)``); two are built in:
+   ``.safetensors`` (necro_env's own weights-only policy files, ``torch_policy.load_policy``;
+   no pickle, so no trust needed) and ``.zip`` (a MaskablePPO model saved by sb3-contrib, see
+   ``sb3_policy.py``; a pickle).
 
 **Trust.** A loader registered with ``pickle=True`` reads files that can run code when loaded:
 stable-baselines3's ``.zip`` holds cloudpickled Python objects, and unpickling one runs whatever
@@ -15,8 +17,8 @@ its author put there. ``make_policy`` refuses such a file unless the caller pass
 ``trusted=True`` (the ``--trust-pickle`` flag of ``necro-env evaluate|league|play`` and
 ``training/train.py``), raising :class:`UntrustedPolicyError`; pass it only for files you made or
 trust like a program you run. A loader for a format that cannot run code (weights only, with a
-JSON architecture) registers with ``pickle=False`` and needs no trust: that is the hook for
-necro_env's own weights-only policy files.
+JSON architecture) registers with ``pickle=False`` and needs no trust, as necro_env's own
+weights-only ``.safetensors`` policy files do.
 
 ``greedy`` and ``heuristic`` both name the scripted baseline of the role: ``GreedyAgent`` in a
 player seat, ``NecromancerHeuristic`` in the Necromancer's seat (so ``--players-policy heuristic``
@@ -136,6 +138,14 @@ def _scripted(role: str) -> Policy:
     return GreedyAgent()
 
 
+def _load_safetensors(path: str, role: str) -> Policy:
+    try:
+        from .torch_policy import load_policy
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise ConfigError(f"loading {path} needs torch and safetensors (pip install necro_env[train]): {e}") from None
+    return load_policy(path, role)
+
+
 def _load_zip(path: str, role: str) -> Policy:
     from .sb3_policy import load_sb3_policy
 
@@ -145,6 +155,7 @@ def _load_zip(path: str, role: str) -> Policy:
 register_policy("random", _random)
 register_policy("greedy", _scripted)
 register_policy("heuristic", _scripted)
+register_loader(".safetensors", _load_safetensors, pickle=False)  # data only: safe from anyone
 register_loader(".zip", _load_zip, pickle=True)
 
 __all__ = ["make_policy", "check_policy", "register_policy", "register_loader", "policy_names", "loader_suffixes",
