@@ -68,7 +68,8 @@ ODD = [None, True, False, 0.0, 1.0, 1.5, -0.5, float("inf"), float("nan"), "", "
 def values(original: Any) -> st.SearchStrategy:
     """Replacement values for ``original``: near it (the likeliest to get past shallow checks),
     boundaries, any int, other types."""
-    options = [st.sampled_from(BOUNDARY), st.sampled_from(ODD), st.integers()]
+    # A fresh copy of ODD's lists and dicts: a later edit of the same case must not change ODD itself.
+    options = [st.sampled_from(BOUNDARY), st.sampled_from(ODD).map(copy.deepcopy), st.integers()]
     if isinstance(original, int) and not isinstance(original, bool):
         options += [st.integers(-3, 3).map(lambda d: original + d)] * 3
         options += [st.integers(0, 70).map(lambda k: original ^ (1 << k)), st.just(-original - 1)]
