@@ -17,8 +17,8 @@ turn-based multi-agent environment. ``necro_env.env(...)`` gives the wrapped env
 |--------------------|------------------------------------------------------------------|
 | Actions            | Discrete(509), the same for every agent and board                 |
 | Agents             | ``player_0`` ... ``player_{n-2}``, ``necromancer_0`` (base game: ``player_0`` ... ``player_{n-1}``) |
-| Observation        | Dict(observation=Box(0, high, (2515,), float32), action_mask=Box(0, 1, (509,), int8)) |
-| State              | Box(0, high, (2515,), float32): the full view (``Observer.state_vector``) |
+| Observation        | Dict(observation=Box(0, high, (2709,), float32), action_mask=Box(0, 1, (509,), int8)) |
+| State              | Box(0, high, (2709,), float32): the full view (``Observer.state_vector``) |
 | Rewards            | ``win`` (default), ``rank`` or ``coins``                          |
 
 ## Arguments
@@ -91,7 +91,7 @@ ids of the board; seat arguments are seat offsets clockwise from the decider.
 
 ## Observation
 
-``observation``: 2515 float32 features, seat-relative (the viewer is seat 0; the
+``observation``: 2709 float32 features, seat-relative (the viewer is seat 0; the
 Necromancer's seat carries a role flag), only what the viewer may know; the layout
 and every feature's offset are in ``necro_env.observe`` (``OFFSETS``):
 
@@ -99,10 +99,11 @@ and every feature's offset are in ``necro_env.observe`` (``OFFSETS``):
 |---------------|------:|-------:|---------|
 | region_static |     0 |    720 | 48 x 15: exists, terrain, mine/magic/cavern, border, first conquest, coastal, lake neighbour |
 | region        |   720 |    816 | 48 x 17: owner (relative seat, Lost Tribe, Ghost), active/declined, tokens, lair, fortress, encampments, hole, hero, dragon |
-| seat          |  1536 |    402 | 6 x 67: coins, active race and powers, declined races, hand, tray, regions, pact, ... |
-| combo         |  1938 |    222 | 6 x 37: race, power, coins on it, tokens |
-| necro         |  2160 |    255 | reserve, Island, Well, souls, price, Ghosts that may return to the Island, powers in use, reserve and drawn powers per slot (hidden from players) |
-| glob          |  2415 |    100 | round, phase, whose turn, the viewer's place in the round, the pending decision (Berserk roll, hand, hold, ...) |
+| region_learn  |  1536 |    192 | 48 x 4: for the race acting now: conquest cost, reachable, affordable; threat to the occupant |
+| seat          |  1728 |    402 | 6 x 67: coins, active race and powers, declined races, hand, tray, regions, pact, ... |
+| combo         |  2130 |    222 | 6 x 37: race, power, coins on it, tokens |
+| necro         |  2352 |    256 | reserve, Island, Well, souls, price, affordable purchases, Ghosts that may return to the Island, powers in use, reserve and drawn powers per slot (hidden from players) |
+| glob          |  2608 |    101 | round, rounds left, phase, whose turn, the viewer's place in the round, the pending decision (Berserk roll, hand, hold, ...) |
 
 ``action_mask``: int8, 1 for the legal actions of the observed agent (all zeros
 for an agent that is not deciding now). Each call returns fresh arrays.

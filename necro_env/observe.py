@@ -30,11 +30,12 @@ give ``(column, width)`` inside a row.
     block            start  length  rows x cols
     region_static        0     720    48 x 15
     region             720     816    48 x 17
-    seat              1536     402    6 x 67
-    combo             1938     222    6 x 37
-    necro             2160     255    flat
-    glob              2415     100    flat
-    OBS_SIZE = 2515
+    region_learn      1536     192    48 x 4
+    seat              1728     402    6 x 67
+    combo             2130     222    6 x 37
+    necro             2352     256    flat
+    glob              2608     101    flat
+    OBS_SIZE = 2709
 
 Row columns (name, column(s), divisor):
 
@@ -42,6 +43,7 @@ Row columns (name, column(s), divisor):
                   coastal 13, lake_neighbour 14
     region        owner 0-5, lost_tribe 6, ghost 7, active 8, declined 9, tokens 10 /10, lair 11,
                   fortress 12, encampments 13, hole 14, hero 15, dragon 16
+    region_learn  cost 0 /10, reachable 1, affordable 2, threat 3 /6
     seat          present 0, necromancer 1, coins 2 /50, coins_visible 3, hand 4 /20, tray 5 /20,
                   active_regions 6 /16, declined_regions 7 /16, active_race 8-21,
                   active_powers 22-41, declined_races 42-55, spirit_decline 56, pact_with 57-62,
@@ -58,6 +60,15 @@ What they hold:
         owned by the Necromancer; none for the Lost Tribe); lost_tribe; ghost; active (an
         active race or the Ghosts); declined; tokens; lair, fortress, encampments (count),
         hole, hero, dragon markers.
+    region_learn (what a learner would otherwise infer from the rules): cost, reachable and
+        affordable are about the race conquering now (``cur_race`` in the CONQUER and BERSERK
+        phases; all 0 in the other phases): cost = tokens that race needs to conquer the region
+        (0 where it cannot reach); reachable = it may try to conquer it now (adjacency, first
+        conquest, powers, immunity, pacts; ``Game.conquest_options``); affordable =
+        reachable and cost <= its tokens in hand; threat = how
+        many neighbouring regions are held by races that could attack the region's occupant
+        (active races, the Ghosts and in-decline Ghouls of the other seats; of every seat for an
+        empty or Lost Tribe region).
     seat (slot k = the k-th seat clockwise from the viewer; slots past the seat count are
         all 0): present; necromancer (the role); coins; coins_visible (0 for the others'
         coins under ``hide_coins``); hand (tokens in hand of its active race); tray (that
@@ -75,10 +86,12 @@ What they hold:
         ghosts_in_play (regions + Island), price (of his next purchase: powers in use +
         Ghosts on the map, the Island and in his hand), bought_ghosts, bought_powers,
         reserve_powers_left, ghosts_removed, island_returnable (Ghosts he may still put back
-        on the Island this redeployment, RULES A14; 0 outside his turn), powers_in_use
+        on the Island this redeployment, RULES A14; 0 outside his turn), affordable_purchases
+        (how many purchases in a row his coins pay at that price, at most 10; hidden like his
+        coins under ``hide_coins``), powers_in_use
         (20), reserve_powers (5 slots x 20 one-hot, hidden), drawn_powers (6 slots x 20
         one-hot, hidden), reserve_visible (0 where the badges are hidden).
-    glob (flat): round_frac, last_round, game_turns, seats_onehot (5: 2..6 seats),
+    glob (flat): round_frac, last_round, rounds_left (game turns after this one), game_turns, seats_onehot (5: 2..6 seats),
         board_onehot (4: boards 2..5), phase_onehot (9, ``Phase``), own_turn,
         viewer_decides, defending, turn_seat_rel (6), decider_rel (6), turn_order (6:
         one-hot of the viewer's place in the round, 0 = it starts the round; all 0 in
@@ -91,33 +104,34 @@ What they hold:
 
 Flat features (name, start, length, divisor):
 
-    necro.scenario               2160   1       necro.viewer_is_necromancer  2161   1
-    necro.reserve                2162   1 /14   necro.island                 2163   1 /14
-    necro.well_ghosts            2164   1 /14   necro.well_others            2165   1 /20
-    necro.souls                  2166   1 /4    necro.ghosts_in_play         2167   1 /14
-    necro.price                  2168   1 /20   necro.bought_ghosts          2169   1 /14
-    necro.bought_powers          2170   1 /5    necro.reserve_powers_left    2171   1 /5
-    necro.ghosts_removed         2172   1 /2    necro.island_returnable      2173   1 /14
-    necro.powers_in_use          2174  20       necro.reserve_powers         2194 100
-    necro.drawn_powers           2294 120       necro.reserve_visible        2414   1
-    glob.round_frac              2415   1       glob.last_round              2416   1
-    glob.game_turns              2417   1 /10   glob.seats_onehot            2418   5
-    glob.board_onehot            2423   4       glob.phase_onehot            2427   9
-    glob.own_turn                2436   1       glob.viewer_decides          2437   1
-    glob.defending               2438   1       glob.turn_seat_rel           2439   6
-    glob.decider_rel             2445   6       glob.turn_order              2451   6
-    glob.berserk_pending         2457   1       glob.berserk_roll            2458   4
-    glob.last_die                2462   1 /3    glob.die_rolled              2463   1
-    glob.acting_hand             2464   1 /20   glob.hold                    2465   1 /4
-    glob.ghoul_segment           2466   1       glob.started                 2467   3
-    glob.picked                  2470   1       glob.placed                  2471   1
-    glob.dragon_used             2472   1       glob.fort_used               2473   1
-    glob.hero_pool               2474   1 /2    glob.encamp_pool             2475   1 /5
-    glob.nonempty                2476   1 /10   glob.holes_placed            2477   1 /2
-    glob.cur_race                2478  16       glob.defend_race             2494  16
-    glob.amazon_held             2510   1 /4    glob.races_in_deck           2511   1 /14
-    glob.powers_in_deck          2512   1 /20   glob.over                    2513   1
-    glob.victory_anytime         2514   1
+    necro.scenario               2352   1       necro.viewer_is_necromancer  2353   1
+    necro.reserve                2354   1 /14   necro.island                 2355   1 /14
+    necro.well_ghosts            2356   1 /14   necro.well_others            2357   1 /20
+    necro.souls                  2358   1 /4    necro.ghosts_in_play         2359   1 /14
+    necro.price                  2360   1 /20   necro.bought_ghosts          2361   1 /14
+    necro.bought_powers          2362   1 /5    necro.reserve_powers_left    2363   1 /5
+    necro.ghosts_removed         2364   1 /2    necro.island_returnable      2365   1 /14
+    necro.affordable_purchases   2366   1 /5    necro.powers_in_use          2367  20
+    necro.reserve_powers         2387 100       necro.drawn_powers           2487 120
+    necro.reserve_visible        2607   1
+    glob.round_frac              2608   1       glob.last_round              2609   1
+    glob.rounds_left             2610   1 /10   glob.game_turns              2611   1 /10
+    glob.seats_onehot            2612   5       glob.board_onehot            2617   4
+    glob.phase_onehot            2621   9       glob.own_turn                2630   1
+    glob.viewer_decides          2631   1       glob.defending               2632   1
+    glob.turn_seat_rel           2633   6       glob.decider_rel             2639   6
+    glob.turn_order              2645   6       glob.berserk_pending         2651   1
+    glob.berserk_roll            2652   4       glob.last_die                2656   1 /3
+    glob.die_rolled              2657   1       glob.acting_hand             2658   1 /20
+    glob.hold                    2659   1 /4    glob.ghoul_segment           2660   1
+    glob.started                 2661   3       glob.picked                  2664   1
+    glob.placed                  2665   1       glob.dragon_used             2666   1
+    glob.fort_used               2667   1       glob.hero_pool               2668   1 /2
+    glob.encamp_pool             2669   1 /5    glob.nonempty                2670   1 /10
+    glob.holes_placed            2671   1 /2    glob.cur_race                2672  16
+    glob.defend_race             2688  16       glob.amazon_held             2704   1 /4
+    glob.races_in_deck           2705   1 /14   glob.powers_in_deck          2706   1 /20
+    glob.over                    2707   1       glob.victory_anytime         2708   1
 
 "own_turn" = it is the viewer's turn; "viewer_decides" = the viewer must decide now;
 "defending" = the viewer decides outside its turn (a defender placing survivors, or
@@ -133,7 +147,7 @@ import numpy as np
 
 from .game import Game, Phase, State
 from .game.board import MAX_REGIONS
-from .game.catalog import GHOST, NUM_OCCUPANTS, NUM_POWERS, NUM_RACES, tokens_at_pickup
+from .game.catalog import GHOST, GHOULS, NUM_OCCUPANTS, NUM_POWERS, NUM_RACES, tokens_at_pickup
 from .game.engine import bits as _bits
 from .game.state import ACTIVE, DECLINED, GHOSTLY, TRIBE
 
@@ -159,6 +173,9 @@ SEAT_COLS = {
     "pact_with": (57, MAX_SEATS), "turn_seat": (63, 1), "decider": (64, 1), "attacked": (65, 1),
     "converted": (66, 1),
 }
+# Features a learner would otherwise have to infer from the rules, about the race acting now
+# (``cur_race``: the race whose turn segment runs; none before a combo is picked).
+REGION_LEARN_COLS = {"cost": (0, 1), "reachable": (1, 1), "affordable": (2, 1), "threat": (3, 1)}
 COMBO_COLS = {"present": (0, 1), "race": (1, NUM_RACES), "power": (15, NUM_POWERS), "coins": (35, 1),
               "tokens": (36, 1)}
 COLUMN_SLOTS = 6
@@ -171,11 +188,11 @@ _NECRO_FEATURES = (
     ("scenario", 1), ("viewer_is_necromancer", 1), ("reserve", 1), ("island", 1), ("well_ghosts", 1),
     ("well_others", 1), ("souls", 1), ("ghosts_in_play", 1), ("price", 1), ("bought_ghosts", 1),
     ("bought_powers", 1), ("reserve_powers_left", 1), ("ghosts_removed", 1), ("island_returnable", 1),
-    ("powers_in_use", NUM_POWERS), ("reserve_powers", RESERVE_SLOTS * NUM_POWERS),
+    ("affordable_purchases", 1), ("powers_in_use", NUM_POWERS), ("reserve_powers", RESERVE_SLOTS * NUM_POWERS),
     ("drawn_powers", DRAW_SLOTS * NUM_POWERS), ("reserve_visible", 1),
 )
 _GLOB_FEATURES = (
-    ("round_frac", 1), ("last_round", 1), ("game_turns", 1), ("seats_onehot", 5), ("board_onehot", 4),
+    ("round_frac", 1), ("last_round", 1), ("rounds_left", 1), ("game_turns", 1), ("seats_onehot", 5), ("board_onehot", 4),
     ("phase_onehot", NUM_PHASES), ("own_turn", 1), ("viewer_decides", 1), ("defending", 1),
     ("turn_seat_rel", MAX_SEATS), ("decider_rel", MAX_SEATS), ("turn_order", MAX_SEATS),
     ("berserk_pending", 1), ("berserk_roll", 4),
@@ -190,14 +207,14 @@ _GLOB_FEATURES = (
 #: Features not listed are 0/1 flags, one-hots or (region ``encampments``) a plain count;
 #: ``glob.round_frac`` is the round / the game's number of turns.
 SCALES = {
-    "region.tokens": 10,
+    "region.tokens": 10, "region_learn.cost": 10, "region_learn.threat": 6,
     "seat.coins": 50, "seat.hand": 20, "seat.tray": 20, "seat.active_regions": 16, "seat.declined_regions": 16,
     "combo.coins": 5, "combo.tokens": 20,
     "necro.reserve": 14, "necro.island": 14, "necro.well_ghosts": 14, "necro.well_others": 20,
     "necro.souls": 4, "necro.ghosts_in_play": 14, "necro.price": 20, "necro.bought_ghosts": 14,
     "necro.bought_powers": 5, "necro.reserve_powers_left": 5, "necro.ghosts_removed": 2,
-    "necro.island_returnable": 14,
-    "glob.game_turns": 10, "glob.last_die": 3, "glob.acting_hand": 20, "glob.hold": 4, "glob.hero_pool": 2,
+    "necro.island_returnable": 14, "necro.affordable_purchases": 5,
+    "glob.game_turns": 10, "glob.rounds_left": 10, "glob.last_die": 3, "glob.acting_hand": 20, "glob.hold": 4, "glob.hero_pool": 2,
     "glob.encamp_pool": 5, "glob.nonempty": 10, "glob.holes_placed": 2, "glob.amazon_held": 4,
     "glob.races_in_deck": NUM_RACES, "glob.powers_in_deck": NUM_POWERS,
 }
@@ -215,17 +232,19 @@ def _row_width(cols: dict[str, tuple[int, int]], block: str) -> int:
 
 RS_W = _row_width(REGION_STATIC_COLS, "region_static")
 RD_W = _row_width(REGION_COLS, "region")
+RL_W = _row_width(REGION_LEARN_COLS, "region_learn")
 SEAT_W = _row_width(SEAT_COLS, "seat")
 COMBO_W = _row_width(COMBO_COLS, "combo")
-ROW_TABLES = {"region_static": REGION_STATIC_COLS, "region": REGION_COLS, "seat": SEAT_COLS, "combo": COMBO_COLS}
-ROW_WIDTHS = {"region_static": RS_W, "region": RD_W, "seat": SEAT_W, "combo": COMBO_W}
+ROW_TABLES = {"region_static": REGION_STATIC_COLS, "region": REGION_COLS, "region_learn": REGION_LEARN_COLS,
+              "seat": SEAT_COLS, "combo": COMBO_COLS}
+ROW_WIDTHS = {"region_static": RS_W, "region": RD_W, "region_learn": RL_W, "seat": SEAT_W, "combo": COMBO_W}
 
 
 def _build_offsets() -> tuple[dict[str, tuple[int, int]], int]:
     offsets: dict[str, tuple[int, int]] = {}
     o = 0
-    for name, size in (("region_static", R * RS_W), ("region", R * RD_W), ("seat", MAX_SEATS * SEAT_W),
-                       ("combo", COLUMN_SLOTS * COMBO_W)):
+    for name, size in (("region_static", R * RS_W), ("region", R * RD_W), ("region_learn", R * RL_W),
+                       ("seat", MAX_SEATS * SEAT_W), ("combo", COLUMN_SLOTS * COMBO_W)):
         offsets[name] = (o, size)
         o += size
     for block, feats in (("necro", _NECRO_FEATURES), ("glob", _GLOB_FEATURES)):
@@ -247,7 +266,8 @@ for _name in SCALES:
 
 def offsets_table() -> str:
     """The block table of the module docstring, generated from ``OFFSETS``."""
-    rows = {"region_static": f"{R} x {RS_W}", "region": f"{R} x {RD_W}", "seat": f"{MAX_SEATS} x {SEAT_W}",
+    rows = {"region_static": f"{R} x {RS_W}", "region": f"{R} x {RD_W}", "region_learn": f"{R} x {RL_W}",
+            "seat": f"{MAX_SEATS} x {SEAT_W}",
             "combo": f"{COLUMN_SLOTS} x {COMBO_W}", "necro": "flat", "glob": "flat"}
     lines = ["block            start  length  rows x cols"]
     for name, shape in rows.items():
@@ -302,12 +322,14 @@ def _build_high() -> np.ndarray:
 
     rows("region", "tokens", 5.0)        # 50 tokens
     rows("region", "encampments", 5.0)
+    rows("region_learn", "cost", 5.0)         # 50 tokens
+    rows("region_learn", "threat", 2.0)       # 12 neighbours
     rows("seat", "coins", 100.0)         # 5000 coins
     for name in ("hand", "tray", "active_regions", "declined_regions"):
         rows("seat", name, 5.0)
     rows("combo", "coins", 10.0)       # 50 coins on one combo
     for name in ("reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
-                 "bought_ghosts", "bought_powers", "ghosts_removed", "reserve_powers_left"):
+                 "bought_ghosts", "bought_powers", "ghosts_removed", "reserve_powers_left", "affordable_purchases"):
         s, n = OFFSETS[f"necro.{name}"]
         high[s:s + n] = 10.0
     for name in ("game_turns", "acting_hand", "hold", "hero_pool", "encamp_pool", "nonempty",
@@ -346,11 +368,17 @@ def _span(cols: dict[str, tuple[int, int]], *names: str) -> slice:
 
 _RS0 = OFFSETS["region_static"][0]
 _RD0 = OFFSETS["region"][0]
+_RL0 = OFFSETS["region_learn"][0]
+_L_COST, _L_REACHABLE, _L_AFFORDABLE, _L_THREAT = (_col(REGION_LEARN_COLS, c)
+                                                  for c in ("cost", "reachable", "affordable", "threat"))
+_SC_COST, _SC_THREAT = _SC["region_learn.cost"], _SC["region_learn.threat"]
+_span(REGION_LEARN_COLS, "cost", "reachable", "affordable")  # rewritten together
 _SEAT0 = OFFSETS["seat"][0]
 _COMBO0 = OFFSETS["combo"][0]
 _N = {name: OFFSETS[f"necro.{name}"][0] for name, _ in _NECRO_FEATURES}
 _G = {name: OFFSETS[f"glob.{name}"][0] for name, _ in _GLOB_FEATURES}
 _DEFEND = int(Phase.DEFEND)
+_CONQUER, _BERSERK = int(Phase.CONQUER), int(Phase.BERSERK)
 _G_ACTING_HAND = _G["acting_hand"]  # written on every call
 
 # ---- region rows
@@ -439,7 +467,8 @@ _GLOB_HOT = (
     ("defender", _ONE_HOT), ("cur_race", _ONE_HOT), ("placed", 1.0), ("nonempty", _SC["glob.nonempty"]),
 )
 _GLOB_COLD = (
-    ("round_frac", _PER_GAME_TURNS), ("last_round", 1.0), ("races_in_deck", _SC["glob.races_in_deck"]),
+    ("round_frac", _PER_GAME_TURNS), ("last_round", 1.0), ("rounds_left", _SC["glob.rounds_left"]),
+    ("races_in_deck", _SC["glob.races_in_deck"]),
     ("powers_in_deck", _SC["glob.powers_in_deck"]), ("over", 1.0), ("berserk_roll", _ONE_HOT),
     ("berserk_pending", 1.0), ("die_rolled", 1.0), ("last_die", _SC["glob.last_die"]), ("defend_race", _ONE_HOT),
     ("hold", _SC["glob.hold"]), ("ghoul_segment", 1.0), ("picked", 1.0), ("dragon_used", 1.0),
@@ -548,15 +577,16 @@ class Observer:
     def graph(self, st: State, seat: int) -> dict[str, np.ndarray]:
         """The same information as ``observe`` shaped for graph neural networks.
 
-        ``nodes``: float32 ``(R, RS_W + RD_W)``, one row per region of this board: its
-        ``region_static`` columns then its ``region`` columns (see the tables above);
+        ``nodes``: float32 ``(R, RS_W + RD_W + RL_W)``, one row per region of this board: its
+        ``region_static``, ``region`` and ``region_learn`` columns (see the tables above);
         ``edge_index``: int64 ``(2, 2E)``, every border in both directions (static per board);
         ``globals``: float32, the seat, combo, necro and glob blocks of the observation.
         """
         obs = self.observe(st, seat)
         r = self.nr
         nodes = np.concatenate([obs[_RS0:_RS0 + r * RS_W].reshape(r, RS_W),
-                                obs[_RD0:_RD0 + r * RD_W].reshape(r, RD_W)], axis=1)
+                                obs[_RD0:_RD0 + r * RD_W].reshape(r, RD_W),
+                                obs[_RL0:_RL0 + r * RL_W].reshape(r, RL_W)], axis=1)
         return {"nodes": nodes, "edge_index": self._edge_index, "globals": obs[_SEAT0:]}
 
     @property
@@ -630,6 +660,8 @@ class Observer:
                 else:
                     perm[pos] = src + c
         perm[_N["viewer_is_necromancer"]] = _ONE if v == ns else _ZERO
+        if self.hide_coins and v != ns:  # it follows from his coins
+            perm[_N["affordable_purchases"]] = _ZERO
         if v != ns and self.hide_necro_reserve:
             for name in ("reserve_powers", "drawn_powers", "reserve_visible"):
                 s, w = OFFSETS[f"necro.{name}"]
@@ -651,6 +683,8 @@ class Observer:
     def _reset_canon(self) -> None:
         self._canon = c = self._template.copy()
         self._rd = c[_RD0:_RD0 + R * RD_W].reshape(R, RD_W)
+        self._learn = c[_RL0:_RL0 + R * RL_W].reshape(R, RL_W)
+        self._board_version = 0  # bumped by _update_regions whenever ownership, markers or the dragon change
         self._seat = c[_SEAT0:_SEAT0 + MAX_SEATS * SEAT_W].reshape(MAX_SEATS, SEAT_W)
         self._combo = c[_COMBO0:_COMBO0 + COLUMN_SLOTS * COMBO_W].reshape(COLUMN_SLOTS, COMBO_W)
         # Snapshots of what the canonical vector shows (None: not written yet).
@@ -668,10 +702,14 @@ class Observer:
         self._well = None
         self._glob_hot = None
         self._glob_cold = None
+        self._learn_key = None
+        self._learn_written: tuple[int, ...] = ()   # regions whose cost columns are set
+        self._threat_dirty = -1   # regions whose threat must be rewritten (a bitset; -1: all)
 
     def _update(self, st: State) -> None:
         """Bring the canonical vector up to date with ``st`` (only what changed since the last call)."""
         tok_changed = self._update_regions(st)
+        self._update_learn(st, tok_changed)
         self._update_seats(st)
         self._update_combo(st)
         if self.necro_seat >= 0:
@@ -704,15 +742,23 @@ class Observer:
         if st.race_owner != self._race_owner or st.race_status != self._race_status:
             self._codes = self._owner_codes(st)
             self._codes_arr = np.array(self._codes, dtype=np.intp)
+            self._board_version += 1
+            self._threat_dirty = -1
             self._race_owner = st.race_owner[:]
             self._race_status = st.race_status[:]
             self._occ = None
         occ, prev = st.occ, self._occ
+        if prev is None or occ != prev:
+            self._board_version += 1
         if prev is None or len(prev) != nr:
             rd[:nr, _R_OWNERSHIP] = _OWNER_TABLE[self._codes_arr[np.fromiter(occ, np.intp, nr)]]
             self._occ = occ[:]
+            self._threat_dirty = -1
         elif occ != prev:
             changed = _changed(occ, prev)
+            if self._threat_dirty != -1:
+                for r in changed:
+                    self._threat_dirty |= 1 << r
             if len(changed) > 3:
                 rd[:nr, _R_OWNERSHIP] = _OWNER_TABLE[self._codes_arr[np.fromiter(occ, np.intp, nr)]]
             else:
@@ -748,12 +794,69 @@ class Observer:
                 if lst != old:
                     rd[:nr, col] = lst
             self._markers = tuple(lst[:] for lst in markers)
+            self._board_version += 1
         if st.dragon != self._dragon:
             rd[:nr, _R_DRAGON] = 0.0
             if st.dragon >= 0:
                 rd[st.dragon, _R_DRAGON] = 1.0
             self._dragon = st.dragon
+            self._board_version += 1
         return tok_changed
+
+    # ---- region_learn block
+    def _update_learn(self, st: State, tok_changed: int) -> None:
+        """The threat to each region's occupant (rewritten when the board changed), and cost, reach and
+        affordability for the race conquering now (rewritten when the board, that race's hand, powers,
+        the immune regions or the pacts changed; all 0 outside the CONQUER and BERSERK phases)."""
+        dirty = self._threat_dirty
+        if dirty:  # regions whose occupant changed (-1: all); their threat and their neighbours' change
+            attack = attack_masks(st, self.n)
+            every = 0
+            for m in attack:
+                every |= m
+            enemy = [every & ~m for m in attack]   # index -1: no owner (empty, Lost Tribe): every attacker
+            owner, occ, nbr = st.race_owner, st.occ, self.game.nbr
+            if dirty == -1:
+                threat = [(nb & enemy[owner[x] if x >= 0 else -1]).bit_count() for nb, x in zip(nbr, occ)]
+                np.multiply(threat, _SC_THREAT, out=self._learn[:self.nr, _L_THREAT], casting="unsafe")
+            else:
+                near = dirty
+                for r in _bits(dirty):
+                    near |= nbr[r]
+                c = self._canon
+                for r in _bits(near):
+                    x = occ[r]
+                    c[_RL0 + r * RL_W + _L_THREAT] = (nbr[r] & enemy[owner[x] if x >= 0 else -1]).bit_count() * _SC_THREAT
+            self._threat_dirty = 0
+        version = self._board_version
+        ph = st.phase
+        if ph != _CONQUER and ph != _BERSERK:
+            if self._learn_key is not None:
+                self._clear_conquest_columns()
+                self._learn_key = None
+            return
+        race = st.cur_race
+        key = (version, self._tok_key, race, st.hand[race], st.race_power[race], st.immune, st.pact)
+        if key == self._learn_key:
+            return
+        self._learn_key = key[:-1] + (st.pact[:],)
+        self._clear_conquest_columns()
+        hand, c = st.hand[race], self._canon
+        regions, costs = self.game.conquest_options(st)
+        for r, cost in zip(regions, costs):
+            pos = _RL0 + r * RL_W
+            c[pos + _L_COST] = cost * _SC_COST
+            c[pos + _L_REACHABLE] = 1.0
+            if cost <= hand:
+                c[pos + _L_AFFORDABLE] = 1.0
+        self._learn_written = regions
+
+    def _clear_conquest_columns(self) -> None:
+        c = self._canon
+        for r in self._learn_written:
+            pos = _RL0 + r * RL_W
+            c[pos + _L_COST] = c[pos + _L_REACHABLE] = c[pos + _L_AFFORDABLE] = 0.0
+        self._learn_written = ()
 
     # ---- seat block
     def _update_seats(self, st: State) -> None:
@@ -850,7 +953,7 @@ class Observer:
             self._necro_badges = (pu, st.necro_reserve[:], st.necro_draw[:])
         held = st.regions[GHOST]
         counts = (st.tray[GHOST], st.island, st.souls, held, st.bought_ghosts, st.bought_powers,
-                  st.ghosts_removed, st.hand[GHOST], self.game.island_cap(st))
+                  st.ghosts_removed, st.hand[GHOST], self.game.island_cap(st), st.coins[self.necro_seat])
         if badges_changed or counts != self._necro_counts or (tok_changed & held) or st.well != self._well:
             self._write_necro_counts(st)
             self._necro_counts = counts
@@ -867,7 +970,10 @@ class Observer:
         c[_N["well_others"]] = (sum(well) - well[GHOST]) * _SC["necro.well_others"]
         c[_N["souls"]] = st.souls * _SC["necro.souls"]
         c[_N["ghosts_in_play"]] = in_play * _SC["necro.ghosts_in_play"]
-        c[_N["price"]] = (st.race_power[GHOST].bit_count() + in_play + st.hand[GHOST]) * _SC["necro.price"]
+        price = st.race_power[GHOST].bit_count() + in_play + st.hand[GHOST]
+        c[_N["price"]] = price * _SC["necro.price"]
+        c[_N["affordable_purchases"]] = affordable_purchases(st.coins[self.necro_seat], price) \
+            * _SC["necro.affordable_purchases"]
         c[_N["bought_ghosts"]] = st.bought_ghosts * _SC["necro.bought_ghosts"]
         c[_N["bought_powers"]] = st.bought_powers * _SC["necro.bought_powers"]
         c[_N["reserve_powers_left"]] = ((len(st.necro_reserve) - st.necro_reserve.count(-1))
@@ -899,7 +1005,7 @@ class Observer:
             _write_changes(c, self._glob_hot_spec, hot, self._glob_hot)
             self._glob_hot = hot
         rnd, berserk, last_die = st.round, st.berserk, st.last_die
-        cold = (rnd, rnd >= self._game_turns, len(st.race_deck), len(st.power_deck) + len(st.power_discard), over,
+        cold = (rnd, rnd >= self._game_turns, max(0, self._game_turns - rnd), len(st.race_deck), len(st.power_deck) + len(st.power_discard), over,
                 berserk, berserk >= 0, last_die >= 0, last_die if last_die > 0 else 0, st.defend_race, st.hold,
                 st.segment == 0, st.picked, st.dragon_used, st.fort_used, st.hero_pool, st.encamp_pool,
                 st.holes_placed, st.amazon_held)
@@ -908,10 +1014,34 @@ class Observer:
             self._glob_cold = cold
 
 
+def attack_masks(st: State, seats: int) -> list[int]:
+    """Per seat, the regions from which it can attack: its active race (the Necromancer's Ghosts included)
+    and its in-decline Ghouls. Index -1 (no owner) is an empty mask (the last entry)."""
+    out = []
+    for s in range(seats):
+        a = st.active[s]
+        m = st.regions[a] if a >= 0 else 0
+        if GHOULS in (st.decl[s], st.decl_spirit[s]):
+            m |= st.regions[GHOULS]
+        out.append(m)
+    out.append(0)
+    return out
+
+
+def affordable_purchases(coins: int, price: int) -> int:
+    """How many purchases in a row ``coins`` pay when the first costs ``price`` (each next one 1 more), at most 10."""
+    k = 0
+    while k < 10 and coins >= price + k:
+        coins -= price + k
+        k += 1
+    return k
+
+
 def state_vector(game: Game, st: State) -> np.ndarray:
     """Convenience: ``Observer(game).state_vector(st)`` (builds an Observer; reuse one in loops)."""
     return Observer(game).state_vector(st)
 
 
 __all__ = ["Observer", "OBS_SIZE", "OBS_HIGH", "OFFSETS", "MAX_SEATS", "REGION_STATIC_COLS", "REGION_COLS",
+           "REGION_LEARN_COLS", "attack_masks", "affordable_purchases",
            "SEAT_COLS", "COMBO_COLS", "SCALES", "offsets_table", "features_table", "columns_table", "state_vector"]

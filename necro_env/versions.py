@@ -14,7 +14,8 @@ RETIRED_ENV_IDS = {
         "v1 changed the rules and observations: unused Island Ghosts stay on the Island (A14), a Well set "
         "is kept when no Ghost can spawn (A9), under hide_coins the Necromancer's BUY step is always "
         "offered, the illegal-action note is private to the offender, and the observation gained "
-        "glob.turn_order and necro.island_returnable"
+        "glob.turn_order, glob.rounds_left, necro.island_returnable, necro.affordable_purchases and the "
+        "region_learn block"
     ),
 }
 
@@ -26,8 +27,9 @@ VERSION_HISTORY = (
            "when a Ghost can spawn (A9); ``final_die`` option; under ``hide_coins`` the Necromancer's BUY "
            "step is always entered and PICK/BUY are never skipped as forced; an illegal action's note "
            "(with the offender's legal actions) goes to the offender's info only; observation features "
-           "``glob.turn_order`` and ``necro.island_returnable``; ``necro.price`` is the price of his next "
-           "purchase (Ghosts in his hand count); the per-turn flags are reset when a turn begins."),
+           "``glob.turn_order``, ``glob.rounds_left``, ``necro.island_returnable``, ``necro.affordable_purchases`` "
+           "and the ``region_learn`` block (conquest cost, reach, affordability, threat); ``necro.price`` is the "
+           "price of his next purchase (Ghosts in his hand count); the per-turn flags are reset when a turn begins."),
 )
 
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from necro_env.game import Game, Phase, State
-from necro_env.game.catalog import GHOST, NUM_RACES, tokens_at_pickup
+from necro_env.game.catalog import GHOST, GHOULS, NUM_RACES, tokens_at_pickup
 from necro_env.game.state import ACTIVE, DECLINED, GHOSTLY, TRIBE
 from necro_env.observe import MAX_SEATS, OBS_SIZE, OFFSETS, ROW_TABLES, ROW_WIDTHS, SCALES
 
@@ -109,6 +109,28 @@ def _encode(game: Game, st: State, viewer: int | None, hide_coins: bool, hide_re
         vec.row("region", r, "hero", st.hero[r])
         vec.row("region", r, "dragon", st.dragon == r)
 
+    # ---- region_learn: the acting race's costs and reach, the threat to each occupant
+    race = st.cur_race
+    if race >= 0 and st.phase in (Phase.CONQUER, Phase.BERSERK):
+        reach = game.targets(st, race)
+        for r in range(game.board.num_regions):
+            if (reach >> r) & 1:
+                cost = game.conquest_cost(st, r, race)
+                vec.scaled("region_learn", r, "cost", cost)
+                vec.row("region_learn", r, "reachable", 1)
+                vec.row("region_learn", r, "affordable", cost <= st.hand[race])
+    attackers = []  # (seat, the regions its attacking races hold)
+    for seat in range(n):
+        races = [x for x in (st.active[seat],) if x >= 0]
+        if GHOULS in (st.decl[seat], st.decl_spirit[seat]):
+            races.append(GHOULS)
+        attackers.append((seat, set(r for x in races for r in _regions_held(st.regions[x]))))
+    for r in range(game.board.num_regions):
+        x = st.occ[r]
+        owner = st.race_owner[x] if x >= 0 else -1
+        enemy = set().union(*(held for seat, held in attackers if seat != owner))
+        vec.scaled("region_learn", r, "threat", sum(1 for q in game.board.neighbors[r] if q in enemy))
+
     # ---- seat slots
     for seat in range(n):
         k = rel(seat)
@@ -161,7 +183,14 @@ def _encode(game: Game, st: State, viewer: int | None, hide_coins: bool, hide_re
         vec.flat_scaled("necro.well_others", sum(st.well[x] for x in range(len(st.well)) if x != GHOST))
         vec.flat_scaled("necro.souls", st.souls)
         vec.flat_scaled("necro.ghosts_in_play", in_play)
-        vec.flat_scaled("necro.price", bin(in_use).count("1") + in_play + st.hand[GHOST])
+        price = bin(in_use).count("1") + in_play + st.hand[GHOST]
+        vec.flat_scaled("necro.price", price)
+        if not (hide_coins and viewer is not None and viewer != necro):
+            coins, buys = st.coins[necro], 0
+            while buys < 10 and coins >= price + buys:
+                coins -= price + buys
+                buys += 1
+            vec.flat_scaled("necro.affordable_purchases", buys)
         vec.flat_scaled("necro.bought_ghosts", st.bought_ghosts)
         vec.flat_scaled("necro.bought_powers", st.bought_powers)
         vec.flat_scaled("necro.reserve_powers_left", sum(1 for p in st.necro_reserve if p >= 0))
@@ -181,6 +210,7 @@ def _encode(game: Game, st: State, viewer: int | None, hide_coins: bool, hide_re
     # ---- turn, phase and the pending decision
     vec.flat("glob.round_frac", st.round / game.game_turns)
     vec.flat("glob.last_round", st.round >= game.game_turns)
+    vec.flat_scaled("glob.rounds_left", max(0, game.game_turns - st.round))
     vec.flat_scaled("glob.game_turns", game.game_turns)
     vec.flat("glob.seats_onehot", 1, k=n - 2)
     vec.flat("glob.board_onehot", 1, k=game.board.key - 2)

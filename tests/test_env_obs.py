@@ -73,27 +73,27 @@ def random_states(players: int, necro: bool, games: int, seed: int = 0, every: i
 def test_layout_is_contiguous_and_documented() -> None:
     """Blocks tile the vector exactly; the docstring's tables (blocks, row columns with their divisors,
     flat features) are generated from OFFSETS, the column tables and SCALES."""
-    blocks = ["region_static", "region", "seat", "combo", "necro", "glob"]
+    blocks = ["region_static", "region", "region_learn", "seat", "combo", "necro", "glob"]
     pos = 0
     for b in blocks:
         start, length = OFFSETS[b]
         assert start == pos
         pos += length
-    assert pos == OBS_SIZE == 2515
+    assert pos == OBS_SIZE == 2709
     for blk, feats in (("necro", O._NECRO_FEATURES), ("glob", O._GLOB_FEATURES)):
         s, n = OFFSETS[blk]
         assert sum(w for _, w in feats) == n
         for name, w in feats:
             fs, fn = OFFSETS[f"{blk}.{name}"]
             assert fn == w and s <= fs and fs + fn <= s + n
-    for cols, width in ((O.REGION_STATIC_COLS, O.RS_W), (O.REGION_COLS, O.RD_W), (O.SEAT_COLS, O.SEAT_W),
-                        (O.COMBO_COLS, O.COMBO_W)):
+    for cols, width in ((O.REGION_STATIC_COLS, O.RS_W), (O.REGION_COLS, O.RD_W), (O.REGION_LEARN_COLS, O.RL_W),
+                        (O.SEAT_COLS, O.SEAT_W), (O.COMBO_COLS, O.COMBO_W)):
         covered = sorted(i for c, w in cols.values() for i in range(c, c + w))
         assert covered == list(range(width))
     assert "\n".join("    " + line for line in O.offsets_table().splitlines()) in O.__doc__
     assert "\n".join("    " + line for line in O.features_table().splitlines()) in O.__doc__
     assert "\n".join("    " + line for line in O.columns_table().splitlines()) in O.__doc__
-    assert "hand 4 /20" in O.columns_table() and "necro.souls                  2166   1 /4" in O.features_table()
+    assert "hand 4 /20" in O.columns_table() and "necro.souls                  2358   1 /4" in O.features_table()
     assert f"OBS_SIZE = {OBS_SIZE}" in O.__doc__
     assert OBS_HIGH.shape == (OBS_SIZE,) and (OBS_HIGH >= 1).all()
 
@@ -422,10 +422,43 @@ def test_graph_observation_matches_the_flat_one(players, necro):
     flat_obs = o.observe(st, 1)
     gr = o.graph(st, 1)
     r = g.num_regions
-    assert gr["nodes"].shape == (r, 32) and gr["nodes"].dtype == np.float32
-    rs0, rd0 = OFFSETS["region_static"][0], OFFSETS["region"][0]
+    assert gr["nodes"].shape == (r, 36) and gr["nodes"].dtype == np.float32
+    rs0, rd0, rl0 = OFFSETS["region_static"][0], OFFSETS["region"][0], OFFSETS["region_learn"][0]
     assert np.array_equal(gr["nodes"][:, :15], flat_obs[rs0:rs0 + 15 * r].reshape(r, 15))
-    assert np.array_equal(gr["nodes"][:, 15:], flat_obs[rd0:rd0 + 17 * r].reshape(r, 17))
+    assert np.array_equal(gr["nodes"][:, 15:32], flat_obs[rd0:rd0 + 17 * r].reshape(r, 17))
+    assert np.array_equal(gr["nodes"][:, 32:], flat_obs[rl0:rl0 + 4 * r].reshape(r, 4))
     pairs = set(map(tuple, gr["edge_index"].T.tolist()))
     assert pairs == {(a, b) for a in range(r) for b in g.board.neighbors[a]}
     assert np.array_equal(gr["globals"], flat_obs[OFFSETS["seat"][0]:])
+
+
+def test_learning_features_from_a_hand_built_position() -> None:
+    """region_learn: costs, reach and affordability of the conquering race, threat to each occupant (3-player
+    board: Ratmen hold 3, whose neighbours are 2 (mountain), 4, 9 and 10 (mountain); Orcs x4 on 9, x1 on 10)."""
+    from necro_env.game.positions import begin, empty_position, give_race, put
+    from necro_env.observe import REGION_LEARN_COLS
+
+    g, st = empty_position(players=3)
+    give_race(g, st, 0, "Ratmen", hand=4)
+    put(g, st, 3, "Ratmen", 1)
+    give_race(g, st, 1, "Orcs")
+    put(g, st, 9, "Orcs", 4)
+    put(g, st, 10, "Orcs", 1)
+    begin(g, st, 0)
+    obs = Observer(g).observe(st, 0)
+    s, _ = OFFSETS["region_learn"]
+    learn = obs[s:s + 48 * 4].reshape(48, 4)
+    col = {k: c for k, (c, _) in REGION_LEARN_COLS.items()}
+    reach = {r for r in range(g.num_regions) if learn[r, col["reachable"]]}
+    assert {2, 4, 9, 10} <= reach and 3 not in reach          # neighbours (and first-conquest regions), not its own
+    costs = {r: round(float(learn[r, col["cost"]]) * 10) for r in (2, 4, 9, 10)}
+    assert costs == {2: 3, 4: 2, 9: 6, 10: 4}
+    assert {r for r in (2, 4, 9, 10) if learn[r, col["affordable"]]} == {2, 4, 10}
+    # threat: region 3 (the Ratmen's) neighbours the Orcs' 9 and 10; the Orcs' 9 and 10 neighbour the Ratmen's 3
+    assert round(float(learn[3, col["threat"]]) * 6) == 2
+    assert round(float(learn[9, col["threat"]]) * 6) == 1 and round(float(learn[10, col["threat"]]) * 6) == 1
+    # outside a conquest the cost columns are empty
+    from necro_env.game import Kind, encode
+    g.apply(st, encode((Kind.END_CONQUEST,)))
+    obs = Observer(g).observe(st, 0)
+    assert not obs[s:s + 48 * 4].reshape(48, 4)[:, :3].any()

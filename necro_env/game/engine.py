@@ -37,6 +37,8 @@ Readings fixed here (where RULES.md leaves the engine a choice):
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from . import actions as A
@@ -139,6 +141,7 @@ class Game:
         self.race_discount = [RACES[i].discount(b) if RACES[i].discount else 0 for i in range(NUM_RACES)]
         self.power_discount = [POWERS[i].discount(b) if POWERS[i].discount else 0 for i in range(NUM_POWERS)]
         self._disc_cache: dict[tuple[int, int], list[int]] = {}
+        self._options: tuple | None = None  # the last conquest figures of the legality builder
         self._adj: dict[int, int] = {}
         self.forced_races = [race_id(r) for r, _ in config.forced_combos]
         self.forced_powers = [power_id(p) for _, p in config.forced_combos]
@@ -373,6 +376,32 @@ class Game:
         disc, giants = self._discounts(st, race)
         return self._cost(st, region, disc, giants)
 
+    def conquest_costs(self, st: State, race: int, regions: Iterable[int] | None = None) -> list[int]:
+        """Tokens ``race`` would need to conquer each of ``regions`` (default: every region) now (RULES §1.6;
+        no reachability test)."""
+        disc, giants = self._discounts(st, race)
+        rs = range(self.num_regions) if regions is None else regions
+        return [self._cost(st, r, disc, giants) for r in rs]
+
+    def conquest_options(self, st: State) -> tuple[tuple[int, ...], list[int]]:
+        """``(regions, costs)``: the regions the race conquering now may try to conquer and the tokens each
+        costs (RULES §1.6, clamped to at least 1); empty outside the CONQUER and BERSERK phases.
+        In CONQUER with tokens in hand the legal-action builder's own figures are reused."""
+        if st.over or st.phase not in (_CONQUER, _BERSERK):
+            return (), []
+        la = self.legal_actions(st)
+        opt = self._options
+        if opt is not None and opt[0] is la:
+            return opt[1], [c if c > 1 else 1 for c in opt[2]]
+        race = st.cur_race
+        rs = bits(self._reach(st, race))
+        return rs, self.conquest_costs(st, race, rs)
+
+    def targets(self, st: State, race: int) -> int:
+        """Bitset of the regions ``race`` may try to conquer now (adjacency or first conquest, powers, immunity,
+        pacts; whatever the tokens in hand)."""
+        return self._reach(st, race)
+
     def result(self, st: State) -> dict:
         """Terminal facts for the env and the evaluation tools."""
         return {
@@ -542,6 +571,7 @@ class Game:
                     out += [_FINAL_A + r for r, c in zip(rs, cs) if 0 < c - hand <= 3]
                 if powers & P_DRAGON and not st.dragon_used:
                     dragon = [_DRAGON_A + r for r in rs]
+                self._options = (out, rs, cs)  # conquest_options() reads it while ``out`` is st's legal list
         out.append(A.END_CONQUEST)
         out += dragon
         if race == SORCERERS and main and st.race_status[race] == ACTIVE and st.tray[SORCERERS] > 0 and held:
