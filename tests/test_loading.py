@@ -482,6 +482,9 @@ def test_user_facing_errors_are_typed():
     assert isinstance(ei.value, TypeError) and isinstance(ei.value, ConfigError)
     with pytest.raises(UnknownOptionError):
         Game(colour="red")
+    for necromancer in (True, False):  # an int with more digits than str() prints (the fuzz suite found it)
+        with pytest.raises(ConfigError, match="players must be"):
+            GameConfig(players=10 ** 5000, necromancer=necromancer)
     assert GameConfig(players=np.int64(4), necromancer=np.bool_(True)).players == 4
     assert type(GameConfig(players=np.int64(4)).players) is int
     necro_env.env(players=np.int64(3)).reset(seed=np.int64(1))

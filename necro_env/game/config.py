@@ -95,9 +95,10 @@ class GameConfig:
         need(isinstance(self.necromancer, bool), f"necromancer must be a bool or None, got {short_repr(self.necromancer)}")
         if self.necromancer:
             need(3 <= self.players <= 6,
-                 f"players must be 3-6 with the Necromancer (got {self.players}); use necromancer=False for 2 seats")
+                 f"players must be 3-6 with the Necromancer (got {short_repr(self.players)}); use necromancer=False "
+                 "for 2 seats")
         else:
-            need(2 <= self.players <= 5, f"players must be 2-5 without the Necromancer (got {self.players})")
+            need(2 <= self.players <= 5, f"players must be 2-5 without the Necromancer (got {short_repr(self.players)})")
         need(is_int(self.starting_coins) and 0 <= self.starting_coins <= 1000,
              f"starting_coins must be an int in 0..1000, got {short_repr(self.starting_coins)}")
         need(self.game_turns is None or (is_int(self.game_turns) and 1 <= self.game_turns <= 20),
