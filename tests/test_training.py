@@ -155,26 +155,37 @@ def _params(path: Path) -> dict:
     return {k: v.clone() for k, v in model.policy.state_dict().items()}
 
 
-def test_tiny_training_run_then_evaluate_the_saved_policy(tmp_path):
-    """A few hundred steps train, write TensorBoard logs (with the config's table) and final.zip, and the saved model
-    plays through `necro-env evaluate --necromancer PATH` (the policy registry's loader)."""
+@pytest.mark.parametrize("policy", ["mlp", "region"])
+def test_tiny_training_run_then_evaluate_the_saved_policy(tmp_path, policy):
+    """A few hundred steps train, write TensorBoard logs (with the config's table), eval.csv (with the starting point),
+    final.zip and the weights-only final.safetensors; the weights-only file plays through `necro-env evaluate
+    --necromancer PATH` without --trust-pickle and acts exactly as the trained network; final.zip needs the flag."""
+    from necro_env.agents.torch_policy import read_policy_file
     from training.train import train
-    cfg = tiny(tmp_path, eval_every=128, eval_games=4)
+    cfg = tiny(tmp_path, eval_every=128, eval_games=4, policy=policy, net={"d": 16, "hidden": 32} if policy == "region" else {})
     run = train(cfg, progress=False)
-    assert (run / "final.zip").is_file()
+    assert (run / "final.zip").is_file() and (run / "final.safetensors").is_file()
     events = list((run / "tb").rglob("events.*"))
     assert events and any(b"hyperparameters" in e.read_bytes() and b"|learning_rate|" in e.read_bytes() for e in events)
     rows = (run / "eval.csv").read_text().splitlines()
-    assert rows[0].startswith("steps,wins,games") and len(rows) >= 2
-    from necro_env.cli import main
+    assert rows[0] == "steps,seconds,wins,games,win_rate,lo,hi" and rows[1].startswith("0,") and len(rows) >= 3
+    net, role, info = read_policy_file(run / "final.safetensors")
+    assert role == "necromancer" and info["steps"] == cfg.total_steps and info["config"]["policy"] == policy
+    from sb3_contrib import MaskablePPO
+    model = MaskablePPO.load(run / "final.zip", device="cpu")
+    for k, v in model.policy.net.state_dict().items():
+        assert torch.equal(v, net.state_dict()[k]), k
     out = subprocess.run([sys.executable, "-m", "necro_env.cli", "evaluate", "--players", "3",
-                          "--necromancer", str(run / "final.zip"), "--players-policy", "random",
-                          "--games", "4", "--seed", "0", "--workers", "1", "--json", "--trust-pickle"],
+                          "--necromancer", str(run / "final.safetensors"), "--players-policy", "random",
+                          "--games", "4", "--seed", "0", "--workers", "1", "--json"],
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout.strip().splitlines()[-1])
-    assert summary["games"] == 4 and summary["necromancer"]["policy"].endswith("final.zip")
-    assert callable(main)
+    assert summary["games"] == 4 and summary["necromancer"]["policy"].endswith("final.safetensors")
+    refused = subprocess.run([sys.executable, "-m", "necro_env.cli", "evaluate", "--players", "3",
+                              "--necromancer", str(run / "final.zip"), "--games", "2"],
+                             capture_output=True, text=True, timeout=600)
+    assert refused.returncode != 0 and "--trust-pickle" in refused.stderr
 
 
 def test_run_directory_is_not_overwritten_without_resume_or_force(tmp_path):
@@ -211,7 +222,7 @@ def test_selfplay_snapshots_join_the_opponent_pool(tmp_path):
     cfg = tiny(tmp_path, learner="player", players=3, necromancer=False, opponents="random", total_steps=384,
                selfplay=SelfPlayConfig(snapshot_every=128, pool_size=2, p_snapshot=1.0))
     run = train(cfg, progress=False)
-    snaps = sorted((run / "snapshots").glob("snap_*.zip"))
+    snaps = sorted((run / "snapshots").glob("snap_*.safetensors"))
     assert 1 <= len(snaps) <= 2
     from training.policies import SnapshotSampler
     sampler = SnapshotSampler(run / "snapshots", "random", p_snapshot=1.0, pool_size=2)
@@ -277,3 +288,47 @@ def test_game_options_are_checked_when_the_config_loads():
     with pytest.raises(TrainConfigError, match="handicap"):
         config_from_dict({"name": "x", "game_options": {"handicap": 5}})
     assert config_from_dict({"name": "x", "game_options": {"handicap": 1}}).game_options == {"handicap": 1}
+
+
+def test_warm_start_clones_the_teacher_before_ppo(tmp_path):
+    """warm_start: the teacher's games are cloned into the network before PPO (warm_start.json reports it), the starting
+    point is evaluated, and a resumed run does not clone again."""
+    from training.config import WarmStartConfig
+    from training.train import train
+    cfg = tiny(tmp_path, policy="region", net={"d": 16, "hidden": 32}, total_steps=256, eval_every=256, eval_games=4,
+               warm_start=WarmStartConfig(teacher="heuristic", games=6, epochs=2, workers=1))
+    run = train(cfg, progress=False, stop_after=128)
+    report = json.loads((run / "warm_start.json").read_text())
+    assert report["games"] == 6 and report["decisions"] > 100 and 0 < report["accuracy"] <= 1
+    mtime = (run / "warm_start.json").stat().st_mtime
+    train(cfg, resume=True, progress=False)
+    assert (run / "warm_start.json").stat().st_mtime == mtime
+    assert (run / "final.safetensors").is_file()
+
+
+def test_progress_bar_and_quiet(tmp_path):
+    """train.py shows a progress bar with steps/s and the latest evaluation; --quiet prints nothing."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"name: p\nplayers: 3\nopponents: random\ntotal_steps: 256\nn_envs: 2\nn_steps: 64\n"
+                   f"batch_size: 64\nn_epochs: 1\nnet_arch: [16]\neval_every: 128\neval_games: 2\n"
+                   f"checkpoint_every: 0\nout_dir: {tmp_path}\n")
+    loud = subprocess.run([sys.executable, "training/train.py", "--config", str(cfg)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert loud.returncode == 0, loud.stderr
+    assert "step/s" in loud.stderr and "eval " in loud.stderr and "trained p" in loud.stdout
+    quiet = subprocess.run([sys.executable, "training/train.py", "--config", str(cfg), "--force", "--quiet"],
+                           capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
+
+
+@pytest.mark.parametrize("bad,match", [
+    ({"policy": "transformer"}, "policy must be"),
+    ({"policy": "region", "net": {"width": 3}}, "net:"),
+    ({"lr_schedule": "cosine"}, "lr_schedule"),
+    ({"target_kl": -1}, "target_kl"),
+    ({"warm_start": {"games": 0}}, "warm_start: games"),
+    ({"warm_start": {"teacher": "heuristic", "lessons": 3}}, "unknown key"),
+])
+def test_learning_config_keys_are_checked(bad, match):
+    with pytest.raises(TrainConfigError, match=match):
+        config_from_dict({"name": "x", **bad})

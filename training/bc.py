@@ -38,6 +38,7 @@ class DemoSpec:
     necromancer_opponent: Any = "heuristic"
     gamma: float = 0.995
     game_options: tuple = ()
+    trusted: bool = False     # the specs may name pickled policy files (--trust-pickle)
 
 
 _W: dict[str, Any] = {}
@@ -52,9 +53,10 @@ def _init(spec: DemoSpec) -> None:
     game = Game(GameConfig(players=spec.players, necromancer=spec.necromancer, skip_forced=True,
                            **dict(spec.game_options)))
     _W.update(spec=spec, game=game, observer=base.observer_for(game),
-              teacher=make_policy(spec.teacher, spec.learner),
-              opponent=make_policy(spec.opponents, "player"),
-              necro=make_policy(spec.necromancer_opponent, "necromancer") if spec.necromancer else None)
+              teacher=make_policy(spec.teacher, spec.learner, trusted=spec.trusted),
+              opponent=make_policy(spec.opponents, "player", trusted=spec.trusted),
+              necro=(make_policy(spec.necromancer_opponent, "necromancer", trusted=spec.trusted)
+                     if spec.necromancer else None))
 
 
 def _one_game(args: tuple[int, int]) -> dict[str, np.ndarray]:

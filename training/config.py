@@ -35,6 +35,27 @@ class SelfPlayConfig:
 
 
 @dataclass(frozen=True)
+class WarmStartConfig:
+    """Behaviour cloning before PPO (``training/bc.py``): a scripted teacher plays the learner's seat
+    against the training opponents; the network's actor learns its decisions (masked cross-entropy)
+    and its critic the discounted outcomes. Skipped when a run resumes.
+
+    teacher: policy spec of the teacher ("heuristic" for the Necromancer, "greedy" for a player).
+    games: demonstration games; epochs, batch_size, learning_rate: the cloning's Adam run (the
+        learning rate decays linearly to 0); value_coef: weight of the critic's loss; workers:
+        processes that play the demonstration games.
+    """
+
+    teacher: str = "heuristic"
+    games: int = 2000
+    epochs: int = 6
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5
+    workers: int = 2
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """One training run.
 
@@ -48,7 +69,14 @@ class TrainConfig:
     reward: "win" (terminal +-1), "rank" or "coins" (see necro_env.env).
     shaping: weight of the potential-based progress shaping (see necro_env.wrappers).
     total_steps, n_envs, vec_env ("dummy" | "subproc"), seed, torch_threads.
-    net_arch: hidden layer sizes of the policy and value networks.
+    policy: the network (``necro_env.agents.nets``): "mlp" (hidden sizes ``net_arch``) or "region"
+        (per-region weight-shared; its sizes in ``net``, e.g. ``{d: 64, layers: 2}``).
+    net_arch: hidden layer sizes of the "mlp" policy's actor and critic.
+    net: extra arguments of the network (``RegionNet``: d, layers, hidden, emb).
+    lr_schedule: "constant" or "linear" (decays to 0 at total_steps).
+    target_kl: stop an update's epochs early past this KL divergence (None: never).
+    vf_coef, max_grad_norm: PPO's value-loss weight and gradient clipping.
+    warm_start: optional WarmStartConfig (behaviour cloning before PPO).
     learning_rate, n_steps, batch_size, n_epochs, gamma, gae_lambda, ent_coef, clip_range: PPO.
     checkpoint_every: steps between resumable checkpoints (0 = only at the end).
     eval_every: steps between evaluations against the baselines (0 = none); eval_games per evaluation.
@@ -71,8 +99,14 @@ class TrainConfig:
     vec_env: str = "dummy"
     seed: int = 0
     torch_threads: int = 1
+    policy: str = "mlp"
     net_arch: tuple[int, ...] = (256, 256)
+    net: dict = field(default_factory=dict)
     learning_rate: float = 3e-4
+    lr_schedule: str = "constant"
+    target_kl: float | None = None
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
     n_steps: int = 512
     batch_size: int = 256
     n_epochs: int = 4
@@ -86,6 +120,7 @@ class TrainConfig:
     eval_opponents: str = ""
     game_options: dict = field(default_factory=dict)
     selfplay: SelfPlayConfig | None = None
+    warm_start: WarmStartConfig | None = None
     out_dir: str = "runs"
 
     def __post_init__(self) -> None:
@@ -93,7 +128,8 @@ class TrainConfig:
             if not cond:
                 raise TrainConfigError(msg)
 
-        for k in ("shaping", "learning_rate", "gamma", "gae_lambda", "ent_coef", "clip_range"):
+        for k in ("shaping", "learning_rate", "gamma", "gae_lambda", "ent_coef", "clip_range", "vf_coef",
+                  "max_grad_norm"):
             v = getattr(self, k)
             need(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
                  f"{k} must be a finite number, got {v!r}")
@@ -121,6 +157,29 @@ class TrainConfig:
         need(0 < self.learning_rate < 1, f"learning_rate must be in (0, 1), got {self.learning_rate}")
         need(0 < self.gamma <= 1 and 0 < self.gae_lambda <= 1, "gamma and gae_lambda must be in (0, 1]")
         need(self.ent_coef >= 0 and 0 < self.clip_range < 1, "ent_coef must be >= 0 and clip_range in (0, 1)")
+        need(self.policy in ("mlp", "region"), f"policy must be 'mlp' or 'region', got {self.policy!r}")
+        need(isinstance(self.net, dict) and all(isinstance(k, str) for k in self.net), "net must be a mapping")
+        need(self.lr_schedule in ("constant", "linear"), f"lr_schedule must be 'constant' or 'linear', "
+                                                        f"got {self.lr_schedule!r}")
+        need(self.target_kl is None or (isinstance(self.target_kl, (int, float)) and not isinstance(self.target_kl, bool)
+                                        and 0 < self.target_kl < 10),
+             f"target_kl must be null or a number in (0, 10), got {self.target_kl!r}")
+        need(self.vf_coef >= 0 and self.max_grad_norm > 0, "vf_coef must be >= 0 and max_grad_norm > 0")
+        try:  # the network must build (unknown argument names, bad sizes)
+            from necro_env.agents.nets import build_net
+            build_net(self.net_spec)
+        except ImportError:  # torch missing: train.py reports that itself
+            pass
+        except (ConfigError, ValueError, TypeError, RuntimeError) as e:
+            raise TrainConfigError(f"net: {e}") from None
+        if self.warm_start is not None:
+            ws = self.warm_start
+            for k in ("games", "epochs", "batch_size", "workers"):
+                v = getattr(ws, k)
+                need(isinstance(v, int) and not isinstance(v, bool) and v >= 1, f"warm_start: {k} must be an int >= 1")
+            need(isinstance(ws.teacher, str), "warm_start: teacher must be a policy spec (a string)")
+            need(0 < ws.learning_rate < 1 and ws.value_coef >= 0,
+                 "warm_start: learning_rate in (0, 1), value_coef >= 0")
         need(isinstance(self.game_options, dict), "game_options must be a mapping")
         reserved = {"players", "necromancer"} & set(self.game_options)
         need(not reserved, f"game_options may not set {sorted(reserved)}: use the top-level keys")
@@ -134,6 +193,13 @@ class TrainConfig:
             need(ints and isinstance(sp.p_snapshot, (int, float)) and not isinstance(sp.p_snapshot, bool)
                  and sp.snapshot_every >= 1 and sp.pool_size >= 1 and 0 <= sp.p_snapshot <= 1,
                  "selfplay: snapshot_every >= 1, pool_size >= 1 (ints), p_snapshot in [0, 1]")
+
+    @property
+    def net_spec(self) -> dict:
+        """The network's architecture dict (``necro_env.agents.nets.build_net``)."""
+        if self.policy == "mlp":
+            return {"kind": "mlp", "hidden": list(self.net_arch), **self.net}
+        return {"kind": "region", **self.net}
 
     @property
     def run_name(self) -> str:
@@ -159,6 +225,8 @@ def config_from_dict(data: dict, where: str = "config") -> TrainConfig:
     data = dict(_build(TrainConfig, data, where))
     if data.get("selfplay") is not None:
         data["selfplay"] = SelfPlayConfig(**_build(SelfPlayConfig, data["selfplay"], f"{where}: selfplay"))
+    if data.get("warm_start") is not None:
+        data["warm_start"] = WarmStartConfig(**_build(WarmStartConfig, data["warm_start"], f"{where}: warm_start"))
     if "net_arch" in data:
         if not isinstance(data["net_arch"], (list, tuple)):
             raise TrainConfigError(f"{where}: net_arch must be a list of positive ints, got {data['net_arch']!r}")

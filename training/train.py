@@ -2,16 +2,20 @@
 
     python training/train.py --config configs/necromancer_quick.yaml [--resume] [--force]
 
-Reads top to bottom: config -> seeding -> envs -> model (new or resumed) ->
-callbacks (checkpoints, evaluation, self-play snapshots) -> learn -> final save.
+Reads top to bottom: config -> seeding -> envs -> model (new or resumed) -> warm start
+(behaviour cloning of a scripted teacher, when configured) -> callbacks (progress, checkpoints,
+evaluation, self-play snapshots) -> learn -> final save. While it runs it shows a progress bar
+(steps, steps/s, time left, the latest evaluation); ``--quiet`` turns it off.
 
 Run directory ``<out_dir>/<name>__s<seed>/``:
     config.yaml         the config used
     tb/                 TensorBoard logs (with the config as a "hyperparameters" table)
     checkpoints/        ckpt_<steps>.zip + ckpt_<steps>.json (resumable)
-    eval.csv            periodic evaluation: steps, wins, games, win rate and its 95% interval
-    snapshots/          self-play pool (when configured)
-    final.zip           the trained policy (load it anywhere a policy name is accepted, with --trust-pickle)
+    warm_start.json     the behaviour cloning's report (when configured)
+    eval.csv            periodic evaluation: steps, seconds, wins, games, win rate and its 95% interval
+    snapshots/          self-play pool (weights-only policy files, when configured)
+    final.safetensors   the trained policy, weights only: load it anywhere a policy spec is accepted
+    final.zip           the same as an SB3 model (a pickle: trusted use only, e.g. to continue training)
 
 Checkpoints are taken at rollout boundaries and hold the model (weights, optimizer,
 step counter), every random generator (torch, numpy, random, each env's own) and
@@ -42,12 +46,14 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+from necro_env.agents.torch_policy import save_policy
 from necro_env.game.errors import NecroEnvError
 from necro_env.observe import OBS_SIZE
 from necro_env.wrappers import SingleSeatEnv
 from training.checkpoint import resume_latest, save_checkpoint
 from training.config import TrainConfig, TrainConfigError, load_config
-from training.policies import SnapshotSampler, evaluate_policy_vs
+from training.policies import SnapshotSampler, evaluate_net
+from training.sb3_net import NetActorCriticPolicy
 
 
 def make_env_fn(cfg: TrainConfig, run_dir: Path, trusted: bool = False):
@@ -122,12 +128,11 @@ class Evaluator(BaseCallback):
         self.trusted = trusted
         self.csv = run_dir / "eval.csv"
         self.last = 0
+        self.latest: dict | None = None
+        self.t0 = time.time()
 
     def _on_training_start(self) -> None:
         self.last = self.model.num_timesteps
-        if not self.csv.exists():
-            with self.csv.open("w", newline="") as f:
-                csv.writer(f).writerow(["steps", "wins", "games", "win_rate", "lo", "hi"])
 
     def _on_rollout_start(self) -> None:
         if self.cfg.eval_every and self.model.num_timesteps - self.last >= self.cfg.eval_every:
@@ -137,16 +142,21 @@ class Evaluator(BaseCallback):
     def run_eval(self) -> dict:
         # Evaluation must not disturb the training's random streams.
         saved = (torch.get_rng_state(), np.random.get_state(), random.getstate())
-        res = evaluate_policy_vs(self.model, self.cfg, self.cfg.eval_games, seed=10_000 + self.cfg.seed,
-                                 trusted=self.trusted)
+        res = evaluate_net(self.model.policy.net, self.cfg, self.cfg.eval_games, seed=10_000 + self.cfg.seed,
+                           trusted=self.trusted)
         torch.set_rng_state(saved[0])
         np.random.set_state(saved[1])
         random.setstate(saved[2])
-        for k in ("win_rate", "lo", "hi"):
-            self.logger.record(f"eval/{k}", res[k])
+        if getattr(self.model, "_logger", None) is not None:  # none before learn() set it up
+            for k in ("win_rate", "lo", "hi"):
+                self.logger.record(f"eval/{k}", res[k])
+        if not self.csv.exists():
+            with self.csv.open("w", newline="") as f:
+                csv.writer(f).writerow(["steps", "seconds", "wins", "games", "win_rate", "lo", "hi"])
         with self.csv.open("a", newline="") as f:
-            csv.writer(f).writerow([self.model.num_timesteps, res["wins"], res["games"],
-                                    f"{res['win_rate']:.4f}", f"{res['lo']:.4f}", f"{res['hi']:.4f}"])
+            csv.writer(f).writerow([self.model.num_timesteps, f"{time.time() - self.t0:.0f}", res["wins"],
+                                    res["games"], f"{res['win_rate']:.4f}", f"{res['lo']:.4f}", f"{res['hi']:.4f}"])
+        self.latest = res
         return res
 
     def _on_step(self) -> bool:
@@ -171,27 +181,97 @@ class Snapshotter(BaseCallback):
 
     def _on_rollout_start(self) -> None:
         if self.model.num_timesteps - self.last >= self.every:
-            self.model.save(self.dir / f"snap_{self.model.num_timesteps:010d}.zip")
+            save_policy(self.model.policy.net, self.dir / f"snap_{self.model.num_timesteps:010d}.safetensors",
+                        "player", {"steps": self.model.num_timesteps})
             self.last = self.model.num_timesteps
 
     def _on_step(self) -> bool:
         return True
 
 
+class Progress(BaseCallback):
+    """A progress bar over the run's steps: steps/s, time left and the latest evaluation."""
+
+    def __init__(self, total: int, evaluator: "Evaluator | None"):
+        super().__init__()
+        self.total = total
+        self.evaluator = evaluator
+        self.bar = None
+
+    def _on_training_start(self) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=self.total, initial=self.model.num_timesteps, unit="step", unit_scale=True,
+                        dynamic_ncols=True, desc="PPO", smoothing=0.05)
+
+    def _on_rollout_start(self) -> None:
+        latest = self.evaluator.latest if self.evaluator is not None else None
+        if latest is not None and self.bar is not None:
+            self.bar.set_postfix_str(f"eval {latest['win_rate']:.3f} [{latest['lo']:.3f}, {latest['hi']:.3f}]")
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.model.num_timesteps - self.bar.n)
+        return True
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def lr_schedule(cfg: TrainConfig):
+    """SB3 learning-rate schedule: constant, or linear from ``learning_rate`` to 0 over the run."""
+    lr = cfg.learning_rate
+    if cfg.lr_schedule == "constant":
+        return lr
+    return lambda remaining: lr * remaining  # SB3 passes the remaining fraction of the run
+
+
 def build_model(cfg: TrainConfig, env, tb_dir: Path) -> MaskablePPO:
-    arch = list(cfg.net_arch)
     return MaskablePPO(
-        "MlpPolicy", env,
-        learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+        NetActorCriticPolicy, env,
+        learning_rate=lr_schedule(cfg), n_steps=cfg.n_steps, batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef,
-        clip_range=cfg.clip_range, policy_kwargs={"net_arch": {"pi": arch, "vf": arch}},
+        clip_range=cfg.clip_range, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl,
+        policy_kwargs={"net_arch_spec": cfg.net_spec},
         tensorboard_log=str(tb_dir), seed=cfg.seed, device="cpu", verbose=0,
     )
+
+
+def warm_start(model: MaskablePPO, cfg: TrainConfig, run_dir: Path, trusted: bool, quiet: bool) -> dict:
+    """Behaviour cloning of ``cfg.warm_start.teacher`` into the model's network (``training/bc.py``)."""
+    from training.bc import DemoSpec, collect_demos, pretrain
+
+    ws = cfg.warm_start
+    say = (lambda msg: None) if quiet else (lambda msg: print(msg, flush=True))
+    spec = DemoSpec(players=cfg.players, necromancer=cfg.necromancer, learner=cfg.learner, teacher=ws.teacher,
+                    opponents=cfg.opponents, necromancer_opponent=cfg.necromancer_opponent, gamma=cfg.gamma,
+                    game_options=tuple(sorted(cfg.game_options.items())), trusted=trusted)
+    t0 = time.time()
+    bar = None
+    if not quiet:
+        from tqdm import tqdm
+
+        bar = tqdm(total=ws.games, unit="game", desc=f"warm start: {ws.teacher} plays", dynamic_ncols=True)
+    demos = collect_demos(spec, ws.games, seed=cfg.seed, workers=ws.workers,
+                          progress=(lambda k, n: bar.update(k - bar.n)) if bar is not None else None)
+    if bar is not None:
+        bar.close()
+    say(f"warm start: {len(demos['action'])} decisions of {ws.games} games in {time.time() - t0:.0f} s "
+        f"(the teacher won {demos['won'].mean():.3f})")
+    report = pretrain(model.policy.net, demos, epochs=ws.epochs, batch_size=ws.batch_size, lr=ws.learning_rate,
+                      value_coef=ws.value_coef, seed=cfg.seed, log=say)
+    report.update(games=ws.games, decisions=int(len(demos["action"])), teacher_win_rate=float(demos["won"].mean()),
+                  seconds=time.time() - t0)
+    import json
+
+    (run_dir / "warm_start.json").write_text(json.dumps(report, indent=1))
+    return report
 
 
 def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress: bool = True,
           stop_after: int | None = None, trusted: bool = False) -> Path:
     """Run (or resume) training; returns the run directory. ``stop_after`` ends early (tests).
+    ``progress``: show progress bars and messages (``--quiet`` turns them off).
     ``trusted``: opponents given as SB3 .zip paths may load (they are pickles; ``--trust-pickle``)."""
     torch.set_num_threads(cfg.torch_threads)
     run_dir = Path(cfg.out_dir) / cfg.run_name
@@ -212,28 +292,41 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
         found = resume_latest(ckpt_dir, env, tb_dir, OBS_SIZE, make_env_fn(cfg, run_dir, trusted)().unwrapped.set_state,
                               report=lambda msg: print(f"train.py: {msg}", file=sys.stderr))
     base, model = found if found is not None else (None, build_model(cfg, env, tb_dir))
+    t0 = time.time()
+    if base is None and cfg.warm_start is not None:
+        warm_start(model, cfg, run_dir, trusted, quiet=not progress)
     callbacks: list[BaseCallback] = [HyperparameterTable(cfg), Checkpointer(run_dir, cfg.checkpoint_every)]
     evaluator = Evaluator(cfg, run_dir, trusted)
+    evaluator.t0 = t0
     if cfg.eval_every:
         callbacks.append(evaluator)
+        if base is None:
+            evaluator.init_callback(model)
+            evaluator.run_eval()  # the starting point (after the warm start)
     if cfg.selfplay is not None:
         callbacks.append(Snapshotter(run_dir, cfg.selfplay.snapshot_every))
     target = cfg.total_steps if stop_after is None else min(cfg.total_steps, stop_after)
     remaining = target - model.num_timesteps
-    t0 = time.time()
+    if progress:
+        callbacks.append(Progress(target, evaluator if cfg.eval_every else None))
     if remaining > 0:
         model.learn(total_timesteps=remaining, callback=CallbackList(callbacks),
                     reset_num_timesteps=base is None, progress_bar=False,
                     tb_log_name="ppo")
     if model.num_timesteps >= cfg.total_steps:
         model.save(run_dir / "final.zip")
+        info = {"config": cfg.to_dict(), "steps": model.num_timesteps}
         if cfg.eval_every:
             evaluator.init_callback(model)
-            evaluator.run_eval()
+            info["last_evaluation"] = evaluator.run_eval()
+        save_policy(model.policy.net, run_dir / "final.safetensors", cfg.learner, info)
     save_checkpoint(model, ckpt_dir)
     env.close()
     if progress:
-        print(f"trained {cfg.name}: {model.num_timesteps} steps in {time.time() - t0:.0f} s -> {run_dir}")
+        last = evaluator.latest
+        print(f"trained {cfg.name}: {model.num_timesteps} steps in {time.time() - t0:.0f} s -> {run_dir}"
+              + (f"; last evaluation {last['win_rate']:.3f} [{last['lo']:.3f}, {last['hi']:.3f}] over "
+                 f"{last['games']} games" if last else ""))
     return run_dir
 
 
@@ -244,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="delete an existing run directory and start over")
     p.add_argument("--total-steps", type=int, default=None, help="override total_steps")
     p.add_argument("--out-dir", default=None, help="override out_dir")
+    p.add_argument("--quiet", action="store_true", help="no progress bars or messages")
     p.add_argument("--trust-pickle", action="store_true",
                    help="allow opponents given as SB3 .zip files (pickles: they can run code when loaded)")
     args = p.parse_args(argv)
@@ -256,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             over["out_dir"] = args.out_dir
         if over:
             cfg = TrainConfig(**{**cfg.__dict__, **over})
-        train(cfg, resume=args.resume, force=args.force, trusted=args.trust_pickle)
+        train(cfg, resume=args.resume, force=args.force, trusted=args.trust_pickle, progress=not args.quiet)
     except TrainConfigError as e:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
