@@ -178,3 +178,17 @@ def test_behaviour_cloning_learns_the_teacher():
     from training.bc import unpack_masks
     chance = float(np.mean(1.0 / unpack_masks(demos["mask"], NUM_ACTIONS).sum(1)))
     assert rep["accuracy"] > 2 * chance, (rep, chance)
+
+
+def test_pretrained_short_names(tmp_path, monkeypatch):
+    """``pretrained:NAME`` loads ``necro_env/pretrained/NAME.safetensors`` (no --trust-pickle); unknown names list
+    the shipped ones."""
+    import necro_env.agents.registry as reg
+
+    monkeypatch.setattr(reg, "PRETRAINED_DIR", tmp_path)
+    save_policy(RegionNet(d=16, hidden=32, emb=4), tmp_path / "necromancer_test.safetensors", "necromancer")
+    assert reg.pretrained_names() == ["necromancer_test"]
+    pol = reg.make_policy("pretrained:necromancer_test", "necromancer")
+    assert pol.name == "pretrained:necromancer_test" and isinstance(pol, NetPolicy)
+    with pytest.raises(ConfigError, match="shipped: necromancer_test"):
+        reg.make_policy("pretrained:nope", "necromancer")

@@ -5,7 +5,10 @@ Specs, tried in this order:
 1. a policy object (anything with ``act``): returned as it is;
 2. a registered name (case-insensitive): ``random``, ``greedy``, ``heuristic``, or one added
    with ``register_policy(name, factory)``; the factory is called as ``factory(role)``;
-3. an existing file: handed to the loader registered for its suffix with
+3. ``pretrained:NAME``: a policy shipped with the package (``necro_env/pretrained/NAME.safetensors``,
+   e.g. ``pretrained:necromancer_3p``; ``pretrained_names()`` lists them), loaded like 4.'s
+   ``.safetensors`` files;
+4. an existing file: handed to the loader registered for its suffix with
    ``register_loader(suffix, fn, pickle=...)`` (``fn(path, role)``); two are built in:
    ``.safetensors`` (necro_env's own weights-only policy files, ``torch_policy.load_policy``;
    no pickle, so no trust needed) and ``.zip`` (a MaskablePPO model saved by sb3-contrib, see
@@ -32,6 +35,7 @@ Factories registered at run time exist only in the process that registered them:
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Callable
 
 from necro_env.game.errors import ConfigError
@@ -91,6 +95,12 @@ def _resolve(spec: Any, role: str, trusted: bool) -> Callable[[], Policy]:
     key = spec.strip().lower()
     if key in _POLICIES:
         return lambda: _POLICIES[key](role)
+    if key.startswith(PRETRAINED_PREFIX):
+        name = spec.strip()[len(PRETRAINED_PREFIX):]
+        path = PRETRAINED_DIR / f"{name}.safetensors"
+        if name not in pretrained_names():
+            raise ConfigError(f"no pretrained policy {name!r}; shipped: {', '.join(pretrained_names()) or 'none'}")
+        return lambda: _load_pretrained(path, role, spec.strip())
     if os.path.isfile(spec):
         suffix = os.path.splitext(spec)[1].lower()
         entry = _LOADERS.get(suffix)
@@ -106,6 +116,24 @@ def _resolve(spec: Any, role: str, trusted: bool) -> Callable[[], Policy]:
         return lambda: loader(spec, role)
     raise ConfigError(f"unknown policy {spec!r}: not a registered name ({', '.join(policy_names())}) "
                       f"nor an existing file")
+
+
+PRETRAINED_PREFIX = "pretrained:"
+#: The policies shipped as package data (weights-only files; see ``torch_policy``).
+PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
+
+
+def pretrained_names() -> list[str]:
+    """Names of the shipped policies (``pretrained:NAME`` specs), sorted."""
+    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.safetensors")) if PRETRAINED_DIR.is_dir() else []
+
+
+def _load_pretrained(path: Path, role: str, name: str) -> Policy:
+    from .torch_policy import load_policy
+
+    pol = load_policy(path, role)
+    pol.name = name
+    return pol
 
 
 def check_policy(spec: Any, role: str = "player", *, trusted: bool = False) -> None:
@@ -158,5 +186,5 @@ register_policy("heuristic", _scripted)
 register_loader(".safetensors", _load_safetensors, pickle=False)  # data only: safe from anyone
 register_loader(".zip", _load_zip, pickle=True)
 
-__all__ = ["make_policy", "check_policy", "register_policy", "register_loader", "policy_names", "loader_suffixes",
+__all__ = ["pretrained_names", "PRETRAINED_DIR", "make_policy", "check_policy", "register_policy", "register_loader", "policy_names", "loader_suffixes",
            "UntrustedPolicyError", "PolicyFileError"]
