@@ -69,6 +69,9 @@ class TrainConfig:
     reward: "win" (terminal +-1), "rank" or "coins" (see necro_env.env).
     shaping: weight of the potential-based progress shaping (see necro_env.wrappers).
     total_steps, n_envs, vec_env ("dummy" | "subproc"), seed, torch_threads.
+    max_minutes: wall-time cap of the whole run, warm start included (None: none). When it is
+        reached, PPO stops at the next step and the final policy is saved as if total_steps had been
+        reached (its info records the steps actually taken).
     policy: the network (``necro_env.agents.nets``): "mlp" (hidden sizes ``net_arch``) or "region"
         (per-region weight-shared; its sizes in ``net``, e.g. ``{d: 64, layers: 2}``).
     net_arch: hidden layer sizes of the "mlp" policy's actor and critic.
@@ -95,6 +98,7 @@ class TrainConfig:
     reward: str = "win"
     shaping: float = 0.0
     total_steps: int = 100_000
+    max_minutes: float | None = None
     n_envs: int = 4
     vec_env: str = "dummy"
     seed: int = 0
@@ -164,6 +168,9 @@ class TrainConfig:
         need(self.target_kl is None or (isinstance(self.target_kl, (int, float)) and not isinstance(self.target_kl, bool)
                                         and 0 < self.target_kl < 10),
              f"target_kl must be null or a number in (0, 10), got {self.target_kl!r}")
+        need(self.max_minutes is None or (isinstance(self.max_minutes, (int, float))
+                                          and not isinstance(self.max_minutes, bool) and 0 < self.max_minutes < 1e6),
+             f"max_minutes must be null or a positive number of minutes, got {self.max_minutes!r}")
         need(self.vf_coef >= 0 and self.max_grad_norm > 0, "vf_coef must be >= 0 and max_grad_norm > 0")
         try:  # the network must build (unknown argument names, bad sizes)
             from necro_env.agents.nets import build_net

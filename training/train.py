@@ -189,6 +189,22 @@ class Snapshotter(BaseCallback):
         return True
 
 
+class WallClock(BaseCallback):
+    """Stops PPO once the run's wall time (from ``t0``, the warm start included) passes ``seconds``."""
+
+    def __init__(self, t0: float, seconds: float):
+        super().__init__()
+        self.t0 = t0
+        self.seconds = seconds
+        self.hit = False
+
+    def _on_step(self) -> bool:
+        if time.time() - self.t0 >= self.seconds:
+            self.hit = True
+            return False
+        return True
+
+
 class Progress(BaseCallback):
     """A progress bar over the run's steps: steps/s, time left and the latest evaluation."""
 
@@ -303,6 +319,9 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
         if base is None:
             evaluator.init_callback(model)
             evaluator.run_eval()  # the starting point (after the warm start)
+    clock = WallClock(t0, cfg.max_minutes * 60) if cfg.max_minutes is not None else None
+    if clock is not None:
+        callbacks.append(clock)
     if cfg.selfplay is not None:
         callbacks.append(Snapshotter(run_dir, cfg.selfplay.snapshot_every))
     target = cfg.total_steps if stop_after is None else min(cfg.total_steps, stop_after)
@@ -313,9 +332,10 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
         model.learn(total_timesteps=remaining, callback=CallbackList(callbacks),
                     reset_num_timesteps=base is None, progress_bar=False,
                     tb_log_name="ppo")
-    if model.num_timesteps >= cfg.total_steps:
+    if model.num_timesteps >= cfg.total_steps or (clock is not None and clock.hit):
         model.save(run_dir / "final.zip")
-        info = {"config": cfg.to_dict(), "steps": model.num_timesteps}
+        info = {"config": cfg.to_dict(), "steps": model.num_timesteps, "seconds": round(time.time() - t0),
+                "stopped_by": "max_minutes" if clock is not None and clock.hit else "total_steps"}
         if cfg.eval_every:
             evaluator.init_callback(model)
             info["last_evaluation"] = evaluator.run_eval()
