@@ -325,6 +325,8 @@ def test_progress_bar_and_quiet(tmp_path):
     ({"policy": "transformer"}, "policy must be"),
     ({"policy": "region", "net": {"width": 3}}, "net:"),
     ({"lr_schedule": "cosine"}, "lr_schedule"),
+    ({"max_minutes": 0}, "max_minutes"),
+    ({"max_minutes": True}, "max_minutes"),
     ({"target_kl": -1}, "target_kl"),
     ({"warm_start": {"games": 0}}, "warm_start: games"),
     ({"warm_start": {"teacher": "heuristic", "lessons": 3}}, "unknown key"),
@@ -332,3 +334,16 @@ def test_progress_bar_and_quiet(tmp_path):
 def test_learning_config_keys_are_checked(bad, match):
     with pytest.raises(TrainConfigError, match=match):
         config_from_dict({"name": "x", **bad})
+
+
+def test_max_minutes_stops_the_run_and_saves_the_final_policy(tmp_path):
+    """A wall-time cap shorter than the run: PPO stops early, and final.safetensors records the steps
+    actually taken and why it stopped; without the cap the same run goes to total_steps."""
+    from necro_env.agents.torch_policy import read_policy_file
+    from training.train import train
+    run = train(tiny(tmp_path, total_steps=10_000_000, max_minutes=0.002, checkpoint_every=0), progress=False)
+    _, _, info = read_policy_file(run / "final.safetensors")
+    assert info["stopped_by"] == "max_minutes" and 0 < info["steps"] < 10_000_000
+    run2 = train(tiny(tmp_path, name="tiny2", checkpoint_every=0), progress=False)
+    _, _, info2 = read_policy_file(run2 / "final.safetensors")
+    assert info2["stopped_by"] == "total_steps" and info2["steps"] == 256

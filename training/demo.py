@@ -65,7 +65,7 @@ def write_plots(results: dict, out: Path, title: str) -> list[str]:
 
 
 def format_table(results: dict) -> str:
-    head = (f"{'Necromancer':<12} {'win rate':>8}  {'95% interval':<16} {'Ghosts in play':>14} "
+    head = (f"{'Necromancer':<26} {'win rate':>8}  {'95% interval':<16} {'Ghosts in play':>14} "
             f"{'Ghosts bought':>13} {'powers bought':>13}  most chosen start power")
     lines = [head, "-" * len(head)]
     for k, r in results.items():
@@ -73,7 +73,7 @@ def format_table(results: dict) -> str:
         lo, hi = n["ci95"]
         starts = n.get("start_powers") or {}
         top = max(starts.items(), key=lambda kv: kv[1])[0] if starts else "-"
-        lines.append(f"{k:<12} {n['win_rate']:>8.3f}  [{lo:.3f}, {hi:.3f}]   {n['mean_ghosts_in_play_at_end']:>14.2f} "
+        lines.append(f"{k:<26} {n['win_rate']:>8.3f}  [{lo:.3f}, {hi:.3f}]   {n['mean_ghosts_in_play_at_end']:>14.2f} "
                      f"{n['purchases']['ghosts_mean']:>13.2f} {n['purchases']['powers_mean']:>13.2f}  {top}")
     return "\n".join(lines)
 
@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1, help="evaluation processes")
     p.add_argument("--skip-train", action="store_true", help="reuse the run's final.zip if it exists")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on the last line")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
 
     import torch
@@ -106,14 +107,20 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.skip_train and model.is_file()):
         print(f"[1/2] training {cfg.name}: {cfg.total_steps} steps of MaskablePPO, the Necromancer on "
               f"{cfg.players} seats against '{cfg.opponents}' players ...", flush=True)
-        train(cfg, force=True)
+        train(cfg, force=True, progress=not args.quiet)
     train_s = time.time() - t0
     print(f"[2/2] evaluating over {args.games} seeded games each (same seeds, same players) ...", flush=True)
     t1 = time.time()
     results = {}
-    for label, spec in (("trained", str(model)), ("random", "random"), ("heuristic", "heuristic")):
+    from necro_env.agents.registry import pretrained_names
+
+    specs = [("trained", str(model)), ("random", "random"), ("heuristic", "heuristic")]
+    shipped = f"necromancer_{cfg.players}p"
+    if shipped in pretrained_names():  # the policy shipped with the package for these seats, for scale
+        specs.append((f"pretrained:{shipped}", f"pretrained:{shipped}"))
+    for label, spec in specs:
         results[label] = evaluate(players=cfg.players, necromancer_spec=spec, players_spec=cfg.opponents,
-                                  games=args.games, seed=args.seed, workers=args.workers,
+                                  games=args.games, seed=args.seed, workers=args.workers, progress=not args.quiet,
                                   config=dict(cfg.game_options) or None,
                                   trusted=label == "trained")  # the model this demo just trained (SB3 pickle)
     eval_s = time.time() - t1

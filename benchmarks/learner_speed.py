@@ -1,0 +1,76 @@
+"""Learner speed: MaskablePPO steps per second (rollouts and updates together) in the training setups
+that could use a 2-core machine, side by side in one run.
+
+For each setup it trains the learning recipe's network (``configs/necromancer_3p.yaml``'s region net,
+batch and epochs; no warm start, no evaluation) for ``--steps`` steps from a fresh model, ``--repeats``
+times, setups taking turns round by round, and prints steps per second (wall clock; the median over the
+rounds) and the ratio to the first setup:
+
+* ``dummy, 1 thread``: every env in this process, torch on 1 thread (the configs' default);
+* ``dummy, 2 threads``: the same with torch on 2 threads (the update's matrix products on both cores);
+* ``subproc, 1 thread``: the envs in 2 worker processes (SubprocVecEnv), torch on 1 thread.
+
+    python benchmarks/learner_speed.py [--steps 32768] [--repeats 3] [--config configs/necromancer_3p.yaml] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+SETUPS = [("dummy, 1 thread", "dummy", 1), ("dummy, 2 threads", "dummy", 2), ("subproc, 1 thread", "subproc", 1)]
+
+
+def one_run(cfg, vec_env: str, threads: int, steps: int, out: str) -> float:
+    import torch
+
+    from training.config import TrainConfig
+    from training.train import train
+
+    c = TrainConfig(**{**cfg.__dict__, "vec_env": vec_env, "torch_threads": threads, "total_steps": steps,
+                       "warm_start": None, "eval_every": 0, "checkpoint_every": 0, "max_minutes": None,
+                       "out_dir": out, "name": f"speed_{vec_env}_{threads}"})
+    t0 = time.perf_counter()
+    train(c, force=True, progress=False)
+    dt = time.perf_counter() - t0
+    torch.set_num_threads(1)
+    return steps / dt
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--steps", type=int, default=32768)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--config", default="configs/necromancer_3p.yaml")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    from training.config import load_config
+
+    cfg = load_config(args.config)
+    rates: dict[str, list[float]] = {name: [] for name, _, _ in SETUPS}
+    with tempfile.TemporaryDirectory() as out:
+        for r in range(args.repeats):
+            order = SETUPS if r % 2 == 0 else SETUPS[::-1]
+            for name, vec, threads in order:
+                rates[name].append(one_run(cfg, vec, threads, args.steps, out))
+    base = statistics.median(rates[SETUPS[0][0]])
+    print(f"MaskablePPO steps/s, {cfg.name}'s network and PPO settings, {args.steps} steps x {args.repeats} rounds "
+          f"(median; wall clock)")
+    print(f"{'setup':<20} {'steps/s':>8} {'ratio':>6}   rounds")
+    for name, _, _ in SETUPS:
+        med = statistics.median(rates[name])
+        print(f"{name:<20} {med:>8.0f} {med / base:>6.2f}   {', '.join(f'{x:.0f}' for x in rates[name])}")
+    if args.json:
+        print(json.dumps({k: {"median": statistics.median(v), "rounds": v} for k, v in rates.items()}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""The policies shipped as package data (``pretrained:NAME``): present, weights-only, loadable by
+short name and by path, and legal in every seat count they can sit in."""
+from __future__ import annotations
+
+import json
+import struct
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from necro_env.agents import GreedyAgent, NecromancerHeuristic  # noqa: E402
+from necro_env.agents.base import View  # noqa: E402
+from necro_env.agents.registry import PRETRAINED_DIR, make_policy, pretrained_names  # noqa: E402
+from necro_env.game import ConfigError, Game, GameConfig, Phase, decode  # noqa: E402
+
+SHIPPED = {"necromancer_3p": "necromancer", "necromancer_6p": "necromancer", "player_2p": "player"}
+
+
+def test_the_three_policies_are_shipped_weights_only_and_small():
+    assert set(SHIPPED) <= set(pretrained_names())
+    for name in SHIPPED:
+        path = PRETRAINED_DIR / f"{name}.safetensors"
+        assert path.stat().st_size <= 10 * 2**20, f"{name} is over 10 MB"
+        raw = path.read_bytes()
+        (n,) = struct.unpack("<Q", raw[:8])  # safetensors: a JSON header, then raw tensors; nothing to unpickle
+        header = json.loads(raw[8:8 + n])
+        meta = header.pop("__metadata__")
+        assert json.loads(meta["necro_env.arch"])["kind"] in ("region", "mlp")
+        assert meta["necro_env.role"] == SHIPPED[name]
+        assert all(v["dtype"] in ("F32", "F16", "BF16", "I64") for v in header.values())
+        assert not any("optim" in k or "exp_avg" in k for k in header), "optimizer state in a shipped policy"
+
+
+def test_unknown_pretrained_name_lists_the_shipped_ones():
+    with pytest.raises(ConfigError, match="necromancer_3p"):
+        make_policy("pretrained:no_such_policy", "necromancer")
+
+
+def test_pretrained_loads_by_short_name_and_by_path_alike():
+    a = make_policy("pretrained:necromancer_3p", "necromancer")
+    b = make_policy(str(PRETRAINED_DIR / "necromancer_3p.safetensors"), "necromancer")
+    g = Game(GameConfig(players=3))
+    st = g.new_state(3)
+    while st.decider != g.necro_seat:
+        g.apply(st, g.legal_actions(st)[0])
+    va, vb = View(g, st), View(g, st)
+    la = a.logits(va.observation, va.mask.astype(bool))
+    lb = b.logits(vb.observation, vb.mask.astype(bool))
+    assert torch.equal(la, lb)
+
+
+def _play(g: Game, pols: list, seed: int, steps_of: set[int]) -> int:
+    """Plays one game; returns how many decisions the seats in ``steps_of`` took (every one checked legal)."""
+    st = g.new_state(seed)
+    rng = np.random.default_rng(seed)
+    n = 0
+    while not st.over:
+        seat = st.decider
+        view = View(g, st)
+        a = pols[seat].act(view, rng)
+        if seat in steps_of:
+            n += 1
+            assert a in view.legal, f"illegal {decode(a)} in {Phase(st.phase).name}"
+        g.apply(st, a)
+    return n
+
+
+@pytest.mark.parametrize("name", ["necromancer_3p", "necromancer_6p"])
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_pretrained_necromancer_acts_legally_on_every_seat_count(name, players):
+    pol = make_policy(f"pretrained:{name}", "necromancer")
+    g = Game(GameConfig(players=players))
+    decisions = 0
+    for seed in range(40):
+        pols = [GreedyAgent()] * players
+        pols[g.necro_seat] = pol
+        decisions += _play(g, pols, seed, {g.necro_seat})
+        if decisions >= 300:
+            break
+    assert decisions >= 300
+
+
+@pytest.mark.parametrize("players,necro", [(2, False), (3, False), (4, False), (5, False),
+                                           (3, True), (4, True), (5, True), (6, True)])
+def test_pretrained_player_acts_legally_on_every_seat_count(players, necro):
+    pol = make_policy("pretrained:player_2p", "player")
+    g = Game(GameConfig(players=players, necromancer=necro))
+    decisions = 0
+    for seed in range(40):
+        seats = [s for s in range(players) if s != g.necro_seat]
+        test_seat = seats[seed % len(seats)]
+        pols = [NecromancerHeuristic() if s == g.necro_seat else GreedyAgent() for s in range(players)]
+        pols[test_seat] = pol
+        decisions += _play(g, pols, seed, {test_seat})
+        if decisions >= 300:
+            break
+    assert decisions >= 300
