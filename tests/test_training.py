@@ -248,6 +248,60 @@ def test_subproc_vec_env_trains(tmp_path):
     assert (run / "final.zip").is_file()
 
 
+def test_chunked_vec_env_steps_the_envs_as_dummy_vec_env_does():
+    """Five envs over two worker processes: the same observations, rewards, dones, infos (terminal observation
+    included) and action masks as DummyVecEnv for the same seeds and actions, through several episodes; the
+    masks come with each step's reply, and a set_state through env_method is seen by the next masks."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+    from training.train import make_env_fn
+    from training.vec_env import ChunkedSubprocVecEnv
+    cfg = tiny(Path("/nonexistent"), players=3, opponents="random", n_envs=5)
+    fns = [make_env_fn(cfg, Path("/nonexistent")) for _ in range(5)]
+    dummy, chunked = DummyVecEnv(fns), ChunkedSubprocVecEnv(fns, workers=2)
+    try:
+        assert [len(c) for c in chunked.chunks] == [2, 3] or [len(c) for c in chunked.chunks] == [3, 2]
+        for v in (dummy, chunked):
+            v.seed(11)
+        o1, o2 = dummy.reset(), chunked.reset()
+        assert np.array_equal(o1, o2)
+        rng = np.random.default_rng(0)
+        dones = 0
+        for _ in range(400):
+            m1 = np.stack(dummy.env_method("action_masks"))
+            m2 = np.stack(chunked.env_method("action_masks"))
+            assert np.array_equal(m1, m2)
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in m1])
+            (o1, r1, d1, i1), (o2, r2, d2, i2) = dummy.step(acts), chunked.step(acts)
+            assert np.array_equal(o1, o2) and np.array_equal(r1, r2) and np.array_equal(d1, d2)
+            for a, b in zip(i1, i2):
+                assert a.keys() == b.keys()
+                if "terminal_observation" in a:
+                    assert np.array_equal(a["terminal_observation"], b["terminal_observation"])
+            dones += int(d1.sum())
+        assert dones >= 3  # episodes ended and the envs reset inside the workers
+        states = dummy.env_method("get_state", indices=[0])
+        chunked.env_method("set_state", states[0], indices=[4])
+        assert np.array_equal(chunked.env_method("action_masks", indices=[4])[0], dummy.env_method("action_masks")[0])
+        assert chunked.get_attr("seat", indices=[4]) == dummy.get_attr("seat", indices=[0])
+    finally:
+        dummy.close()
+        chunked.close()
+
+
+def test_chunked_vec_env_trains_and_resumes_exactly(tmp_path):
+    """Training with the envs in 2 worker processes and torch on 2 threads for the update: a stop and a
+    resume reach the same weights as a straight run."""
+    from training.train import train
+    over = dict(vec_env="chunked", env_workers=2, update_threads=2, n_envs=3, total_steps=384)
+    straight = train(tiny(tmp_path / "a", **over), progress=False)
+    cfg = tiny(tmp_path / "b", **over)
+    train(cfg, progress=False, stop_after=192)
+    resumed = train(cfg, resume=True, progress=False)
+    a, b = _params(straight / "final.zip"), _params(resumed / "final.zip")
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+
+
 def test_killed_run_resumes_exactly(tmp_path):
     """Kill train.py mid-run (SIGKILL, no clean-up), resume with --resume: the final weights
     equal those of an uninterrupted run of the same config."""
@@ -326,6 +380,8 @@ def test_progress_bar_and_quiet(tmp_path):
     ({"policy": "region", "net": {"width": 3}}, "net:"),
     ({"lr_schedule": "cosine"}, "lr_schedule"),
     ({"max_minutes": 0}, "max_minutes"),
+    ({"vec_env": "chunked", "n_envs": 2, "env_workers": 3}, "env_workers"),
+    ({"update_threads": 0}, "update_threads"),
     ({"max_minutes": True}, "max_minutes"),
     ({"target_kl": -1}, "target_kl"),
     ({"warm_start": {"games": 0}}, "warm_start: games"),

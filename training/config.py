@@ -68,7 +68,14 @@ class TrainConfig:
     necromancer_opponent: policy spec for the Necromancer when the learner is a player.
     reward: "win" (terminal +-1), "rank" or "coins" (see necro_env.env).
     shaping: weight of the potential-based progress shaping (see necro_env.wrappers).
-    total_steps, n_envs, vec_env ("dummy" | "subproc"), seed, torch_threads.
+    total_steps, n_envs, seed.
+    vec_env: "dummy" (every env in the learner's process), "subproc" (SB3's SubprocVecEnv: a process
+        per env) or "chunked" (``training/vec_env.py``: the envs split over ``env_workers`` processes,
+        the action masks sent with each step; the way to use both cores of a 2-core machine).
+    env_workers: worker processes of the "chunked" vec env.
+    torch_threads: torch's threads in the learner's process while it collects rollouts;
+        update_threads: while it runs the PPO update (None: torch_threads). With "chunked" the
+        workers are idle during the update, so update_threads 2 uses both cores then.
     max_minutes: wall-time cap of the whole run, warm start included (None: none). When it is
         reached, PPO stops at the next step and the final policy is saved as if total_steps had been
         reached (its info records the steps actually taken).
@@ -101,6 +108,8 @@ class TrainConfig:
     max_minutes: float | None = None
     n_envs: int = 4
     vec_env: str = "dummy"
+    env_workers: int = 2
+    update_threads: int | None = None
     seed: int = 0
     torch_threads: int = 1
     policy: str = "mlp"
@@ -148,7 +157,14 @@ class TrainConfig:
             need(self.necromancer, "learner 'necromancer' needs necromancer: true")
         need(self.reward in ("win", "rank", "coins"), f"reward must be win, rank or coins, got {self.reward!r}")
         need(isinstance(self.shaping, (int, float)) and self.shaping >= 0, f"shaping must be >= 0, got {self.shaping!r}")
-        need(self.vec_env in ("dummy", "subproc"), f"vec_env must be 'dummy' or 'subproc', got {self.vec_env!r}")
+        need(self.vec_env in ("dummy", "subproc", "chunked"),
+             f"vec_env must be 'dummy', 'subproc' or 'chunked', got {self.vec_env!r}")
+        need(isinstance(self.env_workers, int) and not isinstance(self.env_workers, bool)
+             and 1 <= self.env_workers <= max(1, self.n_envs if isinstance(self.n_envs, int) else 1),
+             f"env_workers must be an int in 1..n_envs, got {self.env_workers!r}")
+        need(self.update_threads is None or (isinstance(self.update_threads, int)
+                                             and not isinstance(self.update_threads, bool) and self.update_threads >= 1),
+             f"update_threads must be null or an int >= 1, got {self.update_threads!r}")
         for k in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads", "eval_games"):
             v = getattr(self, k)
             need(isinstance(v, int) and not isinstance(v, bool) and v >= 1, f"{k} must be an int >= 1, got {v!r}")

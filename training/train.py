@@ -60,7 +60,7 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path, trusted: bool = False):
     """A picklable env factory for DummyVecEnv/SubprocVecEnv (``trusted``: opponents may be SB3 .zip files)."""
 
     def _init():
-        if cfg.vec_env == "subproc":
+        if cfg.vec_env != "dummy":
             torch.set_num_threads(1)  # env workers; the trainer keeps cfg.torch_threads
         sampler = None
         if cfg.selfplay is not None:
@@ -189,6 +189,26 @@ class Snapshotter(BaseCallback):
         return True
 
 
+class UpdateThreads(BaseCallback):
+    """torch on ``update`` threads during each PPO update, on ``rollout`` threads while collecting."""
+
+    def __init__(self, rollout: int, update: int):
+        super().__init__()
+        self.rollout, self.update = rollout, update
+
+    def _on_rollout_start(self) -> None:
+        torch.set_num_threads(self.rollout)
+
+    def _on_rollout_end(self) -> None:
+        torch.set_num_threads(self.update)
+
+    def _on_training_end(self) -> None:
+        torch.set_num_threads(self.rollout)
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class WallClock(BaseCallback):
     """Stops PPO once the run's wall time (from ``t0``, the warm start included) passes ``seconds``."""
 
@@ -300,7 +320,12 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     seed_everything(cfg.seed)
     fns = [make_env_fn(cfg, run_dir, trusted) for _ in range(cfg.n_envs)]
-    env = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
+    if cfg.vec_env == "chunked":
+        from training.vec_env import ChunkedSubprocVecEnv
+
+        env = ChunkedSubprocVecEnv(fns, workers=cfg.env_workers)
+    else:
+        env = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
     env.seed(cfg.seed)
     tb_dir = run_dir / "tb"
     found = None
@@ -319,6 +344,8 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
         if base is None:
             evaluator.init_callback(model)
             evaluator.run_eval()  # the starting point (after the warm start)
+    if cfg.update_threads is not None and cfg.update_threads != cfg.torch_threads:
+        callbacks.append(UpdateThreads(cfg.torch_threads, cfg.update_threads))
     clock = WallClock(t0, cfg.max_minutes * 60) if cfg.max_minutes is not None else None
     if clock is not None:
         callbacks.append(clock)
