@@ -116,12 +116,21 @@ def test_shaping_adds_up_to_the_progress_made():
 # ---------------------------------------------------------------- configs
 def test_shipped_configs_load():
     names = {p.stem for p in (ROOT / "configs").glob("*.yaml")}
-    assert {"necromancer_quick", "necromancer_3p", "necromancer_6p", "player_selfplay_4p"} <= names
+    assert {"necromancer_quick", "necromancer_3p", "necromancer_4p", "necromancer_5p", "necromancer_6p",
+            "player_2p", "player_selfplay_4p"} <= names
     for p in (ROOT / "configs").glob("*.yaml"):
         if p.stem.startswith("league"):
             continue
         cfg = load_config(p)
         assert cfg.name == p.stem
+    for p in (ROOT / "configs/ablations").glob("*.yaml"):  # each ablation names what it changes
+        cfg = load_config(p)
+        assert cfg.name.startswith("abl_")
+    # the recipe's configs: a wall-time cap of at most 60 minutes, the region network, a warm start
+    for name in ("necromancer_3p", "necromancer_4p", "necromancer_5p", "necromancer_6p", "player_2p"):
+        cfg = load_config(ROOT / f"configs/{name}.yaml")
+        assert cfg.max_minutes is not None and cfg.max_minutes <= 60 and cfg.policy == "region"
+        assert cfg.warm_start is not None and cfg.opponents == "greedy"
     assert load_config(ROOT / "configs/player_selfplay_4p.yaml").selfplay is not None
 
 
