@@ -18,7 +18,10 @@ import json
 import torch
 from tensordict.nn import TensorDictModule, TensorDictSequential
 from torch import nn
-from torchrl.collectors import Collector
+try:
+    from torchrl.collectors import Collector
+except ImportError:  # torchrl < 0.13 (the version BenchMARL 1.5 needs) calls it SyncDataCollector
+    from torchrl.collectors import SyncDataCollector as Collector
 from torchrl.envs import PettingZooWrapper
 from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor, ValueOperator
 from torchrl.objectives import ClipPPOLoss, ValueEstimators
