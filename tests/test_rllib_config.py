@@ -23,7 +23,7 @@ def test_shipped_rllib_configs_load() -> None:
     assert paths
     for p in paths:
         cfg = load_config(p)
-        assert set(cfg.mapping()) == set(cfg.agents())
+        assert cfg.name == p.stem and set(cfg.mapping()) == set(cfg.agents())
 
 
 def test_policy_mappings() -> None:
