@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 
 pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed (the rllib extra)")
 torch = pytest.importorskip("torch")
@@ -38,13 +39,28 @@ def ray_session():
     ray.shutdown()
 
 
+def _illegal_probe(penv: PettingZooEnv) -> PettingZooEnv:
+    """Seed the first agent's action space so that RLlib's unmasked probe (reset(seed=42), one sample) is
+    illegal, as it is for all but a few of the 509 actions (the check does not seed the space itself)."""
+    twin = necro_env.env(players=3)
+    twin.reset(seed=42)
+    agent = twin.agent_selection
+    mask = twin.observe(agent)["action_mask"]
+    seed = next(s for s in range(1000) if not mask[spaces.Discrete(mask.size, seed=s).sample()])
+    penv.get_action_space(agent).seed(seed)
+    return penv
+
+
 def test_rllib_env_pre_check_passes_with_the_default_env() -> None:
     """RLlib's pre-check steps one unmasked ``action_space.sample()``: under the default
     ``illegal_action="terminate"`` that ends the probe's game, a well-formed step, so the check passes."""
-    check_multiagent_environments(make_env({"players": 3}))
+    penv = _illegal_probe(make_env({"players": 3}))
+    check_multiagent_environments(penv)
+    assert penv.env.unwrapped.record()["illegal"] is not None  # the probe was illegal and ended its game
+    check_multiagent_environments(make_env({"players": 3}))  # whatever the probe draws
     # the documented reason rllib_train.py always uses the default: under "raise" the probe fails the check
     with pytest.raises(ValueError):
-        check_multiagent_environments(PettingZooEnv(necro_env.env(players=3, illegal_action="raise")))
+        check_multiagent_environments(_illegal_probe(PettingZooEnv(necro_env.env(players=3, illegal_action="raise"))))
 
 
 def test_rllib_wrapper_render_calls_ours() -> None:
@@ -133,8 +149,14 @@ def test_tiny_run_trains_checkpoints_resumes_and_evaluates(ray_session, tmp_path
 
 
 def test_tiny_run_with_one_remote_env_runner(ray_session, tmp_path: Path) -> None:
-    cfg = config_from_dict({**_tiny(tmp_path, runners=1), "eval_games": 4, "checkpoint_every": 0})
+    """One remote env runner, and a YAML mapping that gives every agent the same module: it is evaluated
+    in both roles."""
+    one = {"player_0": "everyone", "player_1": "everyone", "necromancer_0": "everyone"}
+    cfg = config_from_dict({**_tiny(tmp_path, runners=1), "eval_games": 4, "checkpoint_every": 0,
+                            "policy_mapping": one})
     out = train(cfg, quiet=True)
     assert out["illegal_actions"] == 0 and out["last"]["env_steps"] >= 2 * 256
-    assert {r["module"] for r in out["evaluations"]} == {"players", "necromancer"}
-    assert (Path(out["checkpoint"]) / "learner_group" / "learner" / "rl_module" / "necromancer").is_dir()
+    assert sorted((r["module"], r["role"]) for r in out["evaluations"]) == [("everyone", "necromancer"),
+                                                                             ("everyone", "player")]
+    modules = Path(out["checkpoint"]) / "learner_group" / "learner" / "rl_module"
+    assert sorted(p.name for p in modules.iterdir() if p.is_dir()) == ["everyone"]

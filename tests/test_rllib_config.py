@@ -101,3 +101,19 @@ def test_rllib_specs_are_checked_before_loading(tmp_path: Path) -> None:
         check_policy(f"rllib:{ckpt}#necromancer", "necromancer")
     with pytest.raises(UntrustedPolicyError):
         make_policy(f"rllib:{ckpt}#necromancer", "necromancer")
+
+
+def test_rllib_train_command_line_errors(tmp_path: Path, capsys) -> None:
+    """Bad input: one line on stderr and exit code 2, before Ray starts."""
+    from training.rllib_train import main
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nnum_env_runners: many\n")
+    assert main(["--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rllib_train: error:") and "num_env_runners" in err and len(err.strip().splitlines()) == 1
+    assert main(["--config", str(tmp_path / "missing.yaml")]) == 2
+    ok = tmp_path / "ok.yaml"
+    ok.write_text(f"name: x\nout_dir: {tmp_path}\n")
+    assert main(["--config", str(ok), "--resume"]) == 2  # nothing to resume
+    assert "no run to resume" in capsys.readouterr().err

@@ -44,7 +44,8 @@ class RLlibConfig:
     eval_every: iterations between evaluations through necro_env's harness (0: only at the end;
         ``eval_games: 0`` turns evaluation off). Each module that plays the Necromancer is evaluated
         against ``eval_players`` players, each module that plays a player seat in every player seat
-        against ``eval_necromancer`` (win rates with 95% intervals, ``eval.csv``).
+        against ``eval_necromancer`` (win rates with 95% intervals, ``eval.csv``). Necromancer games only:
+        base-game runs (``necromancer: false``) are not evaluated.
     out_dir: where run directories go.
     """
 

@@ -244,17 +244,21 @@ def evaluate_checkpoint(cfg: RLlibConfig, ckpt: Path, iteration: int, run_dir: P
     for m in cfg.modules():
         agents = [a for a, mid in mapping.items() if mid == m]
         spec = f"rllib:{ckpt}#{m}"
-        if "necromancer_0" in agents:
-            s = evaluate(cfg.players, necromancer_spec=spec, players_spec=cfg.eval_players, games=cfg.eval_games,
-                         seed=10_000 + cfg.seed, trusted=True, config=dict(cfg.game_options))
-            res, role, opp = s["necromancer"], "necromancer", cfg.eval_players
-        if any(a.startswith("player_") for a in agents):
-            s = evaluate(cfg.players, necromancer_spec=cfg.eval_necromancer, players_spec=spec, games=cfg.eval_games,
-                         seed=10_000 + cfg.seed, trusted=True, config=dict(cfg.game_options))
-            res = next(g for g in s["policies"] if g["role"] == "player")
-            role, opp = "player", cfg.eval_necromancer
-        rows.append({"iteration": iteration, "module": m, "role": role, "opponents": opp, "wins": res["wins"],
-                     "games": res["games"], "win_rate": res["win_rate"], "lo": res["ci95"][0], "hi": res["ci95"][1]})
+        seed = 10_000 + cfg.seed
+        for role in ("necromancer", "player"):  # a module mapped to both roles is evaluated in each
+            if role == "necromancer" and "necromancer_0" in agents:
+                s = evaluate(cfg.players, necromancer_spec=spec, players_spec=cfg.eval_players, games=cfg.eval_games,
+                             seed=seed, trusted=True, config=dict(cfg.game_options))
+                res, opp = s["necromancer"], cfg.eval_players
+            elif role == "player" and any(a.startswith("player_") for a in agents):
+                s = evaluate(cfg.players, necromancer_spec=cfg.eval_necromancer, players_spec=spec,
+                             games=cfg.eval_games, seed=seed, trusted=True, config=dict(cfg.game_options))
+                res, opp = next(g for g in s["policies"] if g["role"] == "player"), cfg.eval_necromancer
+            else:
+                continue
+            rows.append({"iteration": iteration, "module": m, "role": role, "opponents": opp, "wins": res["wins"],
+                         "games": res["games"], "win_rate": res["win_rate"], "lo": res["ci95"][0],
+                         "hi": res["ci95"][1]})
     path = run_dir / "eval.csv"
     new = not path.exists()
     with path.open("a", newline="") as f:
