@@ -76,3 +76,20 @@ def test_bad_options_are_config_errors() -> None:
     with pytest.raises(ConfigError, match="mask_in_obs"):
         SingleSeatEnv(players=3, mask_in_obs="yes")
     assert NUM_ACTIONS == SingleSeatEnv(players=3).action_space.n
+
+
+def test_maskable_ppo_trains_on_the_registered_env() -> None:
+    """sb3-contrib finds action_masks() through gymnasium.make's wrappers (a few updates, masked)."""
+    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the train extra)")
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    torch.set_num_threads(1)
+    venv = make_vec_env(lambda: gymnasium.make(necro_env.SINGLE_SEAT_ENV_ID, players=3), n_envs=2, seed=0)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, policy_kwargs={"net_arch": [32]},
+                        seed=0)
+    model.learn(128)
+    assert model.num_timesteps == 128
+    masks = np.stack(venv.env_method("action_masks"))
+    assert masks.shape == (2, NUM_ACTIONS) and masks.any(axis=1).all()
