@@ -4,7 +4,8 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # A local CPU build of torch on these machines; installing it first keeps pip from
-# resolving torch to a multi-gigabyte CUDA build when the train extra is installed.
+# resolving torch to a multi-gigabyte CUDA build when the train extra is installed (and naming it again
+# in the extras' install line keeps any extra from replacing it).
 TORCH_PIN := torch==2.13.0
 
 .PHONY: install test fuzz demo bench bench-env simulate clean
@@ -17,7 +18,7 @@ $(VPY):
 $(STAMP): pyproject.toml | $(VPY)
 	$(VPY) -m pip install --upgrade pip
 	$(VPY) -m pip install '$(TORCH_PIN)'
-	$(VPY) -m pip install -e '.[train,dev]'
+	$(VPY) -m pip install '$(TORCH_PIN)' -e '.[train,dev,rllib]'
 	touch $(STAMP)
 
 test: $(STAMP)

@@ -8,12 +8,26 @@
 Importing the package registers ``necro_env/NecromancerIsland-v1`` with PettingZoo's
 registry (PettingZoo >= 1.27 has one): ``pettingzoo.make("aec", "necro_env/NecromancerIsland-v1", players=5)``.
 Retired versions stay registered only to fail with a message naming their successor.
+The single-seat view is registered with Gymnasium under the same version:
+``gymnasium.make("necro_env/NecromancerIslandSingleSeat-v1", players=3, learner="necromancer")``
+(``necro_env.single_seat.SingleSeatEnv``; ``mask_in_obs=True`` puts the mask in the observation).
 """
 
 __version__ = "0.1.0"
 
 from .env import ENV_ID, env, raw_env, replay  # noqa: E402  (binds necro_env.env to the function, not the module)
-from .versions import RETIRED_ENV_IDS  # noqa: E402
+from .versions import RETIRED_ENV_IDS, SINGLE_SEAT_ENV_ID  # noqa: E402
+
+
+def _register_gymnasium() -> None:
+    """Register the single-seat view with Gymnasium (imported lazily by its entry point)."""
+    import gymnasium
+
+    if SINGLE_SEAT_ENV_ID not in gymnasium.registry:
+        gymnasium.register(SINGLE_SEAT_ENV_ID, entry_point="necro_env.single_seat:SingleSeatEnv")
+
+
+_register_gymnasium()
 
 
 def _register() -> bool:
@@ -32,4 +46,4 @@ def _register() -> bool:
 
 REGISTERED = _register()
 
-__all__ = ["__version__", "env", "raw_env", "replay", "ENV_ID", "REGISTERED"]
+__all__ = ["__version__", "env", "raw_env", "replay", "ENV_ID", "SINGLE_SEAT_ENV_ID", "REGISTERED"]

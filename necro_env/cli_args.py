@@ -48,8 +48,8 @@ def add_game_arguments(parser: argparse.ArgumentParser, players: int | None = 4)
 def add_trust_argument(parser: argparse.ArgumentParser) -> None:
     """--trust-pickle: allow policy files that can run code when loaded (read back as ``args.trust_pickle``)."""
     parser.add_argument("--trust-pickle", action="store_true",
-                        help="allow policy files that can run code when loaded (stable-baselines3 .zip files are "
-                             "pickles): only for files you made or trust like a program")
+                        help="allow policy files that can run code when loaded (stable-baselines3 .zip files and "
+                             "rllib:PATH#MODULE checkpoints are pickles): only for files you made or trust like a program")
 
 
 def resolve_necromancer(players: int, necromancer: bool | None) -> bool:

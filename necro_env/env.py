@@ -24,7 +24,7 @@ turn-based multi-agent environment. ``necro_env.env(...)`` gives the wrapped env
 ## Arguments
 
 ``env(players=4, render_mode=None, reward="win", illegal_action="terminate",
-hide_coins=False, hide_necro_reserve=True, **game_options)``
+hide_coins=False, hide_necro_reserve=True, max_cycles=None, **game_options)``
 
 * ``players``: seats, the Necromancer included: 3-6 with the Necromancer (the
   default for 3+ seats), 2-5 for the base game (``necromancer=False``).
@@ -48,6 +48,13 @@ hide_coins=False, hide_necro_reserve=True, **game_options)``
   (RULES §1.6 and its common alternative reading).
 * ``hide_necro_reserve``: the Necromancer's reserve badges are hidden from the
   players (default True; he always sees them).
+* ``max_cycles``: ``None`` (default: off) or a positive int N: after N agent steps
+  (decisions taken through ``step``, in total, not per agent) a game that has not
+  ended is truncated: every agent gets ``truncated=True`` (no terminal reward) and is
+  removed by ``step(None)``, as in PettingZoo's ``max_cycles`` envs. A turn-based game
+  has no simultaneous cycles, so the limit counts agent steps; PettingZoo's own
+  ``max_cycles_test`` needs a ``parallel_env`` and samples unmasked actions, so it
+  cannot run here (``tests/test_env_api.py`` checks the same contract on the AEC env).
 
 ## Agents and turn order
 
@@ -120,9 +127,21 @@ for an agent that is not deciding now). Each call returns fresh arrays.
   (payments count negative), scaled by 1/10.
 
 Rewards are accumulated into ``_cumulative_rewards`` so each agent sees everything
-since its last step at its next ``last()``. At the end every ``infos[agent]`` holds
-``game.result(state)`` (coins, winners as seats, ``winner_agents``, ``final_coins``,
-the Necromancer's Ghost curve).
+since its last step at its next ``last()``.
+
+## Infos
+
+Empty (``{}``) while the game runs. When an episode ends (the game is over, or
+``max_cycles`` truncated it) every ``infos[agent]`` holds the same keys with the same
+shapes in every game of an env, so learners that stack infos into arrays (Tianshou,
+TorchRL) can: ``over`` (bool: the game ended by the rules), ``truncated`` (bool),
+``won`` (bool: this agent won), ``winner_mask`` (one 0/1 per seat, in
+``possible_agents`` order), ``coins`` (one int per seat), ``final_coins``
+(``{agent: coins}``), ``necromancer_won``, ``rounds_played``, ``ghosts_in_play``,
+``bought_ghosts``, ``bought_powers``. The full result, with lists whose length varies
+between games (``winners`` as seats, ``winner_agents``, the Necromancer's
+``ghost_curve``), is ``env.unwrapped.result()``. After an illegal action (``"terminate"``)
+the infos hold only the ``illegal_action`` note (see ``illegal_action`` above).
 
 ## What each seat sees
 
@@ -253,14 +272,21 @@ class raw_env(AECEnv):
     }
 
     def __init__(self, players: int = 4, render_mode: str | None = None, reward: str = "win",
-                 hide_coins: bool = False, hide_necro_reserve: bool = True, **game_options: Any) -> None:
+                 hide_coins: bool = False, hide_necro_reserve: bool = True, max_cycles: int | None = None,
+                 **game_options: Any) -> None:
         super().__init__()
         _check_options(reward, hide_coins, hide_necro_reserve, render_mode)
+        if max_cycles is not None and (isinstance(max_cycles, (bool, np.bool_)) or not isinstance(max_cycles, _INT_TYPES)
+                                       or max_cycles < 1):
+            raise ConfigError(f"max_cycles must be None (off) or a positive int (agent steps), got {short_repr(max_cycles)}")
         if "hide_coins" in game_options:  # only reachable through **kwargs dicts
             raise ConfigError("hide_coins is an env option; pass it once")
         config = make_config(players, hide_coins=bool(hide_coins), **game_options)
         self._kwargs = dict(players=players, render_mode=render_mode, reward=reward, hide_coins=bool(hide_coins),
                             hide_necro_reserve=bool(hide_necro_reserve), **game_options)
+        if max_cycles is not None:
+            self._kwargs["max_cycles"] = int(max_cycles)
+        self.max_cycles = None if max_cycles is None else int(max_cycles)
         self.render_mode = render_mode
         self.reward_scheme = reward
         self.hide_coins = bool(hide_coins)
@@ -482,26 +508,58 @@ class raw_env(AECEnv):
                 self._rewards_dirty = False
         if st.over:
             self._finish()
+        elif self.max_cycles is not None and len(self._actions) >= self.max_cycles:
+            self._truncate()
         else:
             self.agent_selection = self._seat_agent[st.decider]
         if self.render_mode == "human":
             self.render()
 
+    def result(self) -> dict:
+        """The full result of the game so far: ``game.result(state)`` (``over``, ``winners`` as seats,
+        ``coins``, the Necromancer's ``ghost_curve`` ...) plus ``winner_agents`` and ``final_coins``."""
+        st = self.game_state
+        res = self.game.result(st)
+        res["winner_agents"] = [self._seat_agent[s] for s in res["winners"]]
+        res["final_coins"] = {a: st.coins[s] for s, a in enumerate(self._seat_agent)}
+        return res
+
+    def _terminal_info(self, agent: str, truncated: bool) -> dict:
+        """The end-of-episode info of ``agent``: the same keys and shapes in every game (see "Infos")."""
+        st = self._st
+        res = self.game.result(st)
+        seats = len(self._seat_agent)
+        winners = set(res["winners"])
+        return {
+            "over": res["over"], "truncated": truncated,
+            "won": self._agent_seat[agent] in winners,
+            "winner_mask": [int(s in winners) for s in range(seats)],
+            "coins": list(res["coins"]),
+            "final_coins": {a: st.coins[s] for s, a in enumerate(self._seat_agent)},
+            "necromancer_won": res["necromancer_won"], "rounds_played": res["rounds_played"],
+            "ghosts_in_play": res["ghosts_in_play"], "bought_ghosts": res["bought_ghosts"],
+            "bought_powers": res["bought_powers"],
+        }
+
     def _finish(self) -> None:
         """The game just ended: terminal rewards, infos, every agent terminated."""
         st = self._st
-        res = self.game.result(st)
         final = terminal_rewards(self.game, st, self.reward_scheme)
         if final is not None:
             for a, r in zip(self._seat_agent, final):
                 self.rewards[a] = r
                 self._cumulative_rewards[a] += r
         self._rewards_dirty = True
-        res["winner_agents"] = [self._seat_agent[s] for s in res["winners"]]
-        res["final_coins"] = {a: st.coins[s] for s, a in enumerate(self._seat_agent)}
         for a in self.agents:
             self.terminations[a] = True
-            self.infos[a] = _jsonable(res)
+            self.infos[a] = self._terminal_info(a, False)
+        self._deads_step_first()
+
+    def _truncate(self) -> None:
+        """``max_cycles`` agent steps were taken and the game goes on: every agent truncated (no reward)."""
+        for a in self.agents:
+            self.truncations[a] = True
+            self.infos[a] = self._terminal_info(a, True)
         self._deads_step_first()
 
     def terminate_illegal(self, action: int, message: str, reward: float = ILLEGAL_REWARD) -> None:
@@ -540,21 +598,29 @@ class raw_env(AECEnv):
         return R.ansi(self.game, self._st, self._seat_agent, viewer=self.seat_of(agent),
                       hide_coins=self.hide_coins, hide_necro_reserve=self.hide_necro_reserve)
 
-    def render(self) -> None | np.ndarray | str:
-        """``ansi``: the text view; ``human``: print it; ``rgb_array``: a picture of the board."""
-        if self.render_mode is None:
+    def render(self, mode: str | None = None) -> None | np.ndarray | str:
+        """``ansi``: the text view; ``human``: print it; ``rgb_array``: a picture of the board.
+
+        ``mode`` (optional, default: the env's ``render_mode``) renders once in another mode; it is
+        there for callers that pass the mode, as RLlib's ``PettingZooEnv.render()`` does."""
+        if mode is None:
+            mode = self.render_mode
+        elif mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"unknown render mode {short_repr(mode)}; allowed: "
+                              + ", ".join(map(repr, self.metadata["render_modes"])))
+        if mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self._st is None:
             raise EnvUsageError("render() before reset()")
         from . import render as R
 
-        if self.render_mode == "rgb_array":
+        if mode == "rgb_array":
             if self._renderer is None:
                 self._renderer = R.BoardPainter(self.game)
             return self._renderer.draw(self._st)
         text = R.ansi(self.game, self._st, self._seat_agent)
-        if self.render_mode == "human":
+        if mode == "human":
             print(text)
             return None
         return text
@@ -566,6 +632,14 @@ class raw_env(AECEnv):
     def _options(self) -> dict:
         return {"reward": self.reward_scheme, "hide_coins": self.hide_coins,
                 "hide_necro_reserve": self.hide_necro_reserve}
+
+    def _state_options(self) -> dict:
+        """What ``get_state`` stores as options: a snapshot also needs the env's ``max_cycles`` (when set);
+        a record does not (a truncated game is an unfinished game)."""
+        opts = self._options()
+        if self.max_cycles is not None:
+            opts["max_cycles"] = self.max_cycles
+        return opts
 
     def record(self) -> dict:
         """A JSON-serialisable record of the game so far (see ``necro_env.record``)."""
@@ -592,7 +666,7 @@ class raw_env(AECEnv):
             "version": STATE_VERSION,
             "env_id": ENV_ID,
             "config": self.config.to_dict(),
-            "options": self._options(),
+            "options": self._state_options(),
             "seed": self._seed,
             "seed_rng": self._seed_rng.bit_generator.state if self._seed_rng is not None else None,
             "actions": list(self._actions),
@@ -635,9 +709,9 @@ class raw_env(AECEnv):
             diff = sorted(k for k, v in config.to_dict().items() if self.config.to_dict()[k] != v)
             raise StateError(f"env state was saved with another game config (differs in {diff}); "
                              f"build the env with that config first")
-        if saved["options"] != self._options():
+        if saved["options"] != self._state_options():
             raise StateError(f"env state options {short_repr(saved['options'], 200)} differ from this env's "
-                             f"{self._options()}")
+                             f"{self._state_options()}")
         seed = saved["seed"]
         if not is_int(seed) or seed < 0:
             raise StateError(f"env state seed must be a non-negative int, got {short_repr(seed)}")
@@ -645,7 +719,7 @@ class raw_env(AECEnv):
         illegal = check_illegal_note(saved["illegal"], self.possible_agents, "env state")
         st = State.from_dict(saved["engine"])
         self.game.validate_state(st)
-        book = self._checked_bookkeeping(saved, st, seed, illegal)
+        book = self._checked_bookkeeping(saved, st, seed, illegal, len(actions))
         rng = generator_from_state(saved["seed_rng"], "env state seed_rng")
         if verify:
             twin = self._replayed(seed, actions, illegal, len(self.possible_agents) - len(book["agents"]))
@@ -698,8 +772,9 @@ class raw_env(AECEnv):
             twin._was_dead_step(None)
         return twin
 
-    def _checked_bookkeeping(self, saved: dict, st: State, seed: int, illegal: dict | None) -> dict:
-        """The bookkeeping of ``saved`` (types, then consistency with the validated engine state ``st``)."""
+    def _checked_bookkeeping(self, saved: dict, st: State, seed: int, illegal: dict | None, steps: int) -> dict:
+        """The bookkeeping of ``saved`` (types, then consistency with the validated engine state ``st``
+        after ``steps`` agent steps)."""
         possible = self.possible_agents
         agents = saved["agents"]
         if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents) \
@@ -707,7 +782,12 @@ class raw_env(AECEnv):
             raise StateError(f"env state agents must list distinct agents of {possible} in that order, "
                              f"got {short_repr(agents)}")
         ended = bool(st.over) or illegal is not None
-        if not ended and agents != possible:
+        cap = self.max_cycles
+        if not ended and cap is not None and steps > cap:
+            raise StateError(f"env state has {steps} actions, more than max_cycles={cap} allows in a game not over")
+        truncated = not ended and cap is not None and steps == cap
+        done = ended or truncated
+        if not done and agents != possible:
             raise StateError(f"env state agents {agents}: while the game runs every agent is live ({possible})")
         book: dict[str, Any] = {"agents": list(agents)}
         for name, kinds in (("rewards", (int, float)), ("cumulative_rewards", (int, float)),
@@ -724,17 +804,19 @@ class raw_env(AECEnv):
                                  f"+-{_MAX_REWARD:g}")
         check_json(book["infos"], "env state infos")
         book["infos"] = {a: _jsonable(i) for a, i in book["infos"].items()}
-        if any(book["truncations"].values()) or any(v != ended for v in book["terminations"].values()):
+        if any(v != truncated for v in book["truncations"].values()) \
+                or any(v != ended for v in book["terminations"].values()):
             raise StateError(f"env state terminations/truncations: every live agent is terminated exactly when "
-                             f"the game has ended ({ended}), none is ever truncated")
+                             f"the game has ended ({ended}) and truncated exactly when max_cycles ended it "
+                             f"({truncated})")
         sel, skip = saved["agent_selection"], saved["skip_agent_selection"]
-        want = (agents[0] if agents else sel) if ended else self._seat_agent[st.decider]
+        want = (agents[0] if agents else sel) if done else self._seat_agent[st.decider]
         if not isinstance(sel, str) or sel not in possible or sel != want:
             raise StateError(f"env state agent_selection {short_repr(sel)} is not the agent to act "
                              f"({want if want in possible else 'an agent'})")
         if skip is not None and (not isinstance(skip, str) or skip not in possible):
             raise StateError(f"env state skip_agent_selection {short_repr(skip)} is not null or an agent")
-        if (skip is None) != (not ended or not agents):
+        if (skip is None) != (not done or not agents):
             raise StateError("env state skip_agent_selection must be set exactly while done agents are left")
         book["agent_selection"], book["skip_agent_selection"] = sel, skip
         prev, dirty = saved["prev_coins"], saved["rewards_dirty"]
@@ -908,10 +990,14 @@ class NecroEnvWrapper(OrderEnforcingWrapper):
             raise EnvUsageError("state() before reset()")
         return self._raw.state()
 
-    def render(self):
+    def render(self, mode: str | None = None):
         if not self._has_reset:
             raise EnvUsageError("render() before reset()")
-        return self._raw.render()
+        return self._raw.render(mode)
+
+    def result(self) -> dict:
+        """The full result of the game so far (``raw_env.result``)."""
+        return self._raw.result()
 
     def get_state(self) -> dict:
         return self._raw.get_state()

@@ -480,7 +480,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=4,
                         help="seats, the Necromancer included: 3-6 with him, 2-5 with --no-necromancer (default 4)")
     parser.add_argument("--necromancer", metavar="SPEC", default="heuristic",
-                        help="the Necromancer's policy: heuristic, random, greedy (= heuristic) or a file (default heuristic)")
+                        help="the Necromancer's policy: heuristic, random, greedy (= heuristic), a file, pretrained:NAME or "
+                             "rllib:CHECKPOINT#MODULE (default heuristic)")
     parser.add_argument("--no-necromancer", action="store_true",
                         help="base game (no Necromancer): one test seat vs --opponents, rotated (2 seats imply it)")
     parser.add_argument("--players-policy", metavar="SPEC", default="greedy",

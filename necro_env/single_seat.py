@@ -36,6 +36,19 @@ the Necromancer's badges from a player learner. ``info`` holds only the learner'
 ``seat``; the episode's seed (from which the deck order and the Necromancer's badges
 can be rebuilt) is privileged: ``privileged_info()`` returns it for logging.
 
+Registered with Gymnasium as ``necro_env/NecromancerIslandSingleSeat-v1`` (the AEC env's
+version): ``gymnasium.make("necro_env/NecromancerIslandSingleSeat-v1", players=3)`` takes the
+same arguments as ``SingleSeatEnv``. Its observation space is the AEC env's bounded
+``Box(0, OBS_HIGH, (OBS_SIZE,), float32)``. The mask is reached two ways:
+
+* ``action_masks()`` (bool), what sb3-contrib's MaskablePPO calls (through ``gymnasium.make``'s
+  wrappers: ``env.unwrapped.action_masks()`` or SB3's ``env_method``);
+* ``mask_in_obs=True``: the observation is the AEC env's ``Dict(observation=..., action_mask=int8)``,
+  for learners that read the mask from the observation (Tianshou, TorchRL, RLlib, CleanRL-style code).
+
+``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the spectator's text), ``"human"``
+(prints it) or ``"rgb_array"`` (a picture of the board), as in the AEC env.
+
 Every episode's seed comes from the env's own generator (seeded by ``reset(seed=...)``),
 and ``get_state()``/``set_state()`` capture everything (engine state, opponents'
 generators, counters) so a training run can be checkpointed and resumed exactly.
@@ -63,7 +76,7 @@ from .rewards import ILLEGAL_REWARD, check_illegal_mode, check_reward_scheme, co
 class SingleSeatEnv(gym.Env):
     """One learner seat; the other seats are played by fixed or sampled policies."""
 
-    metadata = {"render_modes": ["ansi"], "name": "necro_env_single_seat_v1"}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "necro_env_single_seat_v1", "render_fps": 2}
 
     def __init__(
         self,
@@ -80,9 +93,16 @@ class SingleSeatEnv(gym.Env):
         hide_coins: bool = False,
         hide_necro_reserve: bool = True,
         trusted: bool = False,
+        mask_in_obs: bool = False,
         **game_options: Any,
     ) -> None:
         check_reward_scheme(reward)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"unknown render_mode {short_repr(render_mode)}; allowed: None, "
+                              + ", ".join(map(repr, self.metadata["render_modes"])))
+        if not isinstance(mask_in_obs, (bool, np.bool_)):
+            raise ConfigError(f"mask_in_obs must be a bool, got {short_repr(mask_in_obs)}")
+        self.mask_in_obs = bool(mask_in_obs)
         if learner not in ("necromancer", "player"):
             raise ConfigError(f"learner must be 'necromancer' or 'player', got {learner!r}")
         check_illegal_mode(illegal, "illegal")
@@ -113,10 +133,15 @@ class SingleSeatEnv(gym.Env):
         self._player_policy = make_policy(opponents, "player", trusted=trusted)
         self._necro_policy = (make_policy(necromancer_opponent, "necromancer", trusted=trusted)
                               if self.config.necromancer and learner == "player" else None)
-        from .observe import OBS_SIZE, Observer
+        from .observe import OBS_HIGH, OBS_SIZE, Observer
         self.observer = Observer(self.game, hide_coins=bool(hide_coins), hide_necro_reserve=bool(hide_necro_reserve))
-        self.observation_space = gym.spaces.Box(-np.inf, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
+        box = gym.spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)  # the AEC env's
+        self.observation_space = box if not self.mask_in_obs else gym.spaces.Dict({
+            "observation": box,
+            "action_mask": gym.spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+        })
         self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
+        self._renderer = None
         self._gen = np.random.default_rng(0)
         self._episode = 0
         self.state: State | None = None
@@ -146,6 +171,8 @@ class SingleSeatEnv(gym.Env):
         self._last_coins = self.state.coins[self.seat]
         self._advance()
         self._phi = self._potential()
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), self._info()
 
     def step(self, action):
@@ -175,6 +202,8 @@ class SingleSeatEnv(gym.Env):
         info = self._info()
         if terminated:
             info["result"] = self.game.result(st)
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), reward, terminated, False, info
 
     def action_masks(self) -> np.ndarray:
@@ -186,10 +215,28 @@ class SingleSeatEnv(gym.Env):
         return mask
 
     def render(self):
+        """Per ``render_mode``: ``ansi`` the spectator's text, ``human`` printed, ``rgb_array`` the board;
+        ``None`` (no render mode) warns and returns None, as Gymnasium envs do."""
+        mode = self.render_mode
+        if mode is None:
+            gym.logger.warn("You are calling render method without specifying any render mode.")
+            return None
         if self.state is None:
-            return ""
-        from .render import ansi as render_ansi
-        return render_ansi(self.game, self.state)
+            raise EnvUsageError("render() before reset()")
+        from . import render as R
+
+        if mode == "rgb_array":
+            if self._renderer is None:
+                self._renderer = R.BoardPainter(self.game)
+            return self._renderer.draw(self.state)
+        text = R.ansi(self.game, self.state)
+        if mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        self._renderer = None
 
     # ------------------------------------------------------------------ internals
     def _assign_policies(self, learner_seat: int | None = None) -> list[Any]:
@@ -215,8 +262,13 @@ class SingleSeatEnv(gym.Env):
             a = self._policies[seat].act(View(g, st, seat), self._opp_rng)
             g.apply(st, a)
 
-    def _obs(self) -> np.ndarray:
-        return self.observer.observe(self.state, self.seat)
+    def _obs(self) -> np.ndarray | dict[str, np.ndarray]:
+        obs = self.observer.observe(self.state, self.seat)
+        if not self.mask_in_obs:
+            return obs
+        st = self.state
+        mask = self.game.legal_action_mask(st) if not st.over else np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
 
     def _info(self) -> dict:
         return {"seat": self.seat}

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 ENV_ID = "necro_env/NecromancerIsland-v1"
 ENV_NAME = "necromancer_island_v1"
+#: The single-seat Gymnasium view (``necro_env.single_seat.SingleSeatEnv``), versioned with the AEC env.
+SINGLE_SEAT_ENV_ID = "necro_env/NecromancerIslandSingleSeat-" + ENV_ID.rsplit("-", 1)[1]
 
 #: Retired ids -> what changed since (the message of the error raised when one is asked for).
 RETIRED_ENV_IDS = {
@@ -49,4 +51,4 @@ def retired_env(*args, **kwargs):
     raise ConfigError(f"{ids} is retired: use {ENV_ID} ({next(iter(RETIRED_ENV_IDS.values()))})")
 
 
-__all__ = ["retired_env", "ENV_ID", "ENV_NAME", "RETIRED_ENV_IDS", "VERSION_HISTORY", "retired_message"]
+__all__ = ["retired_env", "ENV_ID", "ENV_NAME", "SINGLE_SEAT_ENV_ID", "RETIRED_ENV_IDS", "VERSION_HISTORY", "retired_message"]

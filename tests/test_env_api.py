@@ -23,6 +23,8 @@ from necro_env.observe import OBS_SIZE, OFFSETS
 
 CONFIGS = [(2, False), (3, False), (4, False), (5, False), (3, True), (4, True), (5, True), (6, True)]
 CONFIG_IDS = [f"{p}{'n' if n else 'b'}" for p, n in CONFIGS]
+TERMINAL_INFO_KEYS = {"over", "truncated", "won", "winner_mask", "coins", "final_coins", "necromancer_won",
+                      "rounds_played", "ghosts_in_play", "bought_ghosts", "bought_powers"}
 
 
 def pick(obs: dict, rng: np.random.Generator) -> int:
@@ -221,17 +223,19 @@ def test_win_reward(players: int, necro: bool) -> None:
     for seed in range(4):
         env = necro_env.env(players=players, necromancer=necro)
         total, infos = play_collecting(env, seed)
-        res = infos["player_0"]
+        res = env.unwrapped.result()
         winners = set(res["winner_agents"])
         assert winners and res["over"]
         for agent, r in total.items():
             assert r == (1.0 if agent in winners else -1.0)
+            assert infos[agent]["won"] == (agent in winners)
         if necro:
             assert (total["necromancer_0"] == 1.0) == res["necromancer_won"]
         for info in infos.values():
-            assert set(info) >= {"coins", "winners", "winner_agents", "final_coins", "ghost_curve",
-                                 "necromancer_won", "rounds_played"}
+            assert set(info) == TERMINAL_INFO_KEYS
             assert info["final_coins"] == dict(zip(env.possible_agents, res["coins"]))
+            assert info["winner_mask"] == [int(a in winners) for a in env.possible_agents]
+            assert info["over"] and not info["truncated"] and info["coins"] == res["coins"]
         if necro:
             assert len(res["ghost_curve"]) == res["rounds_played"] or res["necromancer_won"]
 
@@ -241,7 +245,7 @@ def test_rank_reward() -> None:
     for seed in range(4):
         env = necro_env.env(players=5, reward="rank")
         total, infos = play_collecting(env, seed)
-        res = infos["player_0"]
+        res = env.unwrapped.result()
         values = sorted(total.values())
         assert values[-1] == 1.0
         assert all(-1.0 <= v <= 1.0 for v in values)
@@ -500,3 +504,90 @@ def test_agent_selection_always_has_a_real_choice(players, necro):
     again = necro_env.replay(rec)
     assert again.game_state.to_dict() == env.unwrapped.game_state.to_dict()
     assert necro_env.env(players=3, skip_forced=False).unwrapped.config.skip_forced is False
+
+
+def _shape(x):
+    """The structure of an info value: keys and list lengths, with the leaf types."""
+    if isinstance(x, dict):
+        return {k: _shape(v) for k, v in sorted(x.items())}
+    if isinstance(x, list):
+        return ("list", len(x), tuple(sorted({type(v).__name__ for v in x})))
+    return type(x).__name__
+
+
+def test_terminal_info_has_the_same_keys_and_shapes_in_every_game() -> None:
+    """Learners that stack infos into arrays (Tianshou, TorchRL) need one structure in every game: the lists
+    whose length varies (winners, winner_agents, ghost_curve) are only in ``result()``."""
+    shapes, curve_lengths, winner_counts = set(), set(), set()
+    for seed in range(12):
+        env = necro_env.env(players=3, game_turns=3 + seed % 4)
+        _total, infos = play_collecting(env, seed)
+        res = env.unwrapped.result()
+        curve_lengths.add(len(res["ghost_curve"]))
+        winner_counts.add(len(res["winners"]))
+        assert set(infos) == set(env.possible_agents)
+        for info in infos.values():
+            shapes.add(repr(_shape(info)))
+    assert len(curve_lengths) > 1  # games of different lengths were played ...
+    assert len(shapes) == 1        # ... and every info had one structure
+    assert "ghost_curve" not in infos["player_0"] and "winner_agents" not in infos["player_0"]
+
+
+def test_max_cycles_truncates_after_n_agent_steps() -> None:
+    """max_cycles=N: after N agent steps every agent is truncated (not terminated), with no reward, each
+    gets one last() with truncated=True and is removed by step(None); the info has the terminal keys."""
+    for n in (1, 4, 37):
+        env = necro_env.env(players=4, max_cycles=n)
+        env.reset(seed=3)
+        rng = np.random.default_rng(0)
+        steps, seen_done = 0, []
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                assert trunc and not term and reward == 0.0
+                assert set(info) == TERMINAL_INFO_KEYS and info["truncated"] and not info["over"]
+                seen_done.append(agent)
+                env.step(None)
+            else:
+                assert steps < n
+                env.step(pick(obs, rng))
+                steps += 1
+        assert steps == n and sorted(seen_done) == sorted(env.possible_agents) and env.agents == []
+        assert not env.unwrapped.result()["over"] and len(env.unwrapped.record()["actions"]) == n
+
+
+def test_max_cycles_default_off_and_bad_values() -> None:
+    env = necro_env.env(players=3)
+    assert env.unwrapped.max_cycles is None
+    env.reset(seed=1)
+    assert play_out(env, np.random.default_rng(1)) > 0 and env.unwrapped.result()["over"]
+    for bad in (0, -3, 2.5, True, "10"):
+        with pytest.raises(ConfigError, match="max_cycles"):
+            necro_env.env(players=3, max_cycles=bad)
+
+
+def test_max_cycles_snapshot_round_trips() -> None:
+    """A truncated env's snapshot loads (verified by replay) into an env with the same max_cycles only."""
+    env = necro_env.env(players=3, max_cycles=5)
+    env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    while not env.truncations[env.agent_selection]:
+        env.step(pick(env.observe(env.agent_selection), rng))
+    saved = env.unwrapped.get_state()
+    twin = necro_env.env(players=3, max_cycles=5)
+    twin.set_state(saved)
+    assert twin.truncations == env.truncations and twin.infos == env.infos
+    with pytest.raises(StateError, match="options"):
+        necro_env.env(players=3).set_state(saved)
+    # pickling keeps the option
+    assert pickle.loads(pickle.dumps(env)).unwrapped.max_cycles == 5
+
+
+def test_render_takes_the_mode_argument() -> None:
+    """RLlib's PettingZooEnv.render() calls ``env.render(self.render_mode)``."""
+    env = necro_env.env(players=3, render_mode="ansi")
+    env.reset(seed=0)
+    assert env.render("ansi") == env.render() and "player_0" in env.render()
+    assert env.render("rgb_array").ndim == 3
+    with pytest.raises(ConfigError, match="render mode"):
+        env.render("video")

@@ -12,11 +12,13 @@ Specs, tried in this order:
    ``register_loader(suffix, fn, pickle=...)`` (``fn(path, role)``); two are built in:
    ``.safetensors`` (necro_env's own weights-only policy files, ``torch_policy.load_policy``;
    no pickle, so no trust needed) and ``.zip`` (a MaskablePPO model saved by sb3-contrib, see
-   ``sb3_policy.py``; a pickle).
+   ``sb3_policy.py``; a pickle);
+5. ``rllib:PATH#MODULE``: module ``MODULE`` (e.g. ``necromancer``, ``players``) of an RLlib checkpoint
+   written by ``training/rllib_train.py`` (``rllib_policy.py``; ray is imported only then; a pickle).
 
 **Trust.** A loader registered with ``pickle=True`` reads files that can run code when loaded:
 stable-baselines3's ``.zip`` holds cloudpickled Python objects, and unpickling one runs whatever
-its author put there. ``make_policy`` refuses such a file unless the caller passes
+its author put there; so do RLlib checkpoints (``rllib:`` specs). ``make_policy`` refuses such a file unless the caller passes
 ``trusted=True`` (the ``--trust-pickle`` flag of ``necro-env evaluate|league|play`` and
 ``training/train.py``), raising :class:`UntrustedPolicyError`; pass it only for files you made or
 trust like a program you run. A loader for a format that cannot run code (weights only, with a
@@ -101,6 +103,11 @@ def _resolve(spec: Any, role: str, trusted: bool) -> Callable[[], Policy]:
         if name not in pretrained_names():
             raise ConfigError(f"no pretrained policy {name!r}; shipped: {', '.join(pretrained_names()) or 'none'}")
         return lambda: _load_pretrained(path, role, spec.strip())
+    if key.startswith(RLLIB_PREFIX):
+        from .rllib_policy import check_spec, load_rllib_policy
+
+        check_spec(spec, trusted)  # syntax, directory, module, then trust: nothing is loaded yet
+        return lambda: load_rllib_policy(spec.strip(), role, trusted=True)
     if os.path.isfile(spec):
         suffix = os.path.splitext(spec)[1].lower()
         entry = _LOADERS.get(suffix)
@@ -119,6 +126,7 @@ def _resolve(spec: Any, role: str, trusted: bool) -> Callable[[], Policy]:
 
 
 PRETRAINED_PREFIX = "pretrained:"
+RLLIB_PREFIX = "rllib:"
 #: The policies shipped as package data (weights-only files; see ``torch_policy``).
 PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
 

@@ -1,0 +1,97 @@
+"""Tianshou 2.x on necro_env: independent DQN learners, one per agent, through Tianshou's own
+PettingZoo wrapper and its multi-agent algorithm (``MultiAgentOffPolicyAlgorithm``).
+
+    python examples/tianshou_dqn.py [--epochs 2] [--steps-per-epoch 1000] [--players 3]
+
+Where the mask is: Tianshou's ``PettingZooEnv`` turns the env's ``observation["action_mask"]`` into
+``batch.obs.mask`` (and ``observation["observation"]`` into ``batch.obs.obs``); its Q-learning policy
+takes the argmax over legal actions only and its epsilon-greedy exploration samples legal actions only,
+so no glue is needed. The env's end-of-game info has the same keys and shapes in every game, which is
+what Tianshou's replay buffer needs to stack infos (the full result is ``env.unwrapped.result()``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import torch
+from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm
+from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+from tianshou.algorithm.optim import AdamOptimizerFactory
+from tianshou.data import Collector, VectorReplayBuffer
+from tianshou.env import DummyVectorEnv
+from tianshou.env.pettingzoo_env import PettingZooEnv
+from tianshou.trainer import OffPolicyTrainerParams
+from tianshou.utils.net.common import Net
+
+import necro_env
+
+
+def make_env(players: int) -> PettingZooEnv:
+    return PettingZooEnv(necro_env.env(players=players))
+
+
+def run(epochs: int = 2, steps_per_epoch: int = 1000, players: int = 3, seed: int = 0,
+        verbose: bool = True) -> dict:
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
+    env = make_env(players)
+    obs_dim = env.observation_space["observation"].shape[0]
+    n_actions = env.action_space.n
+    algorithms = []
+    for _agent in env.agents:  # one learner per agent, in the env's agent order
+        net = Net(state_shape=obs_dim, action_shape=n_actions, hidden_sizes=[128, 128])
+        policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=0.1,
+                                         eps_inference=0.0)
+        algorithms.append(DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-4), gamma=0.99,
+                              n_step_return_horizon=1, target_update_freq=200))
+    algorithm = MultiAgentOffPolicyAlgorithm(algorithms=algorithms, env=env)
+
+    train_envs = DummyVectorEnv([lambda: make_env(players) for _ in range(2)])
+    test_envs = DummyVectorEnv([lambda: make_env(players) for _ in range(2)])
+    train_envs.seed(seed)
+    test_envs.seed(seed + 1000)
+    buffer = VectorReplayBuffer(20_000, len(train_envs))
+    train_collector = Collector(algorithm, train_envs, buffer, exploration_noise=True)
+    test_collector = Collector(algorithm, test_envs, exploration_noise=False)
+    necro = env.agent_idx.get("necromancer_0", len(env.agents) - 1)
+    result = algorithm.run_training(OffPolicyTrainerParams(
+        training_collector=train_collector,
+        test_collector=test_collector,
+        max_epochs=epochs,
+        epoch_num_steps=steps_per_epoch,
+        collection_step_num_env_steps=100,
+        test_step_num_episodes=2,
+        batch_size=64,
+        update_step_num_gradient_steps_per_sample=0.1,
+        multi_agent_return_reduction=lambda rew: rew[:, necro],  # the score: the Necromancer's return
+        show_progress=False,
+        verbose=False,
+    ))
+    keys = set(buffer.info.get_keys())
+    out = {
+        "library": "tianshou",
+        "env_steps": int(train_collector.collect_step),
+        "episodes": int(train_collector.collect_episode),
+        "buffer_info_keys": sorted(keys),
+        "illegal_actions": int("illegal_action" in keys),  # the env's illegal-ending info never appeared
+        "best_score": float(result.best_score),
+    }
+    if verbose:
+        print(json.dumps(out))
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--steps-per-epoch", type=int, default=1000)
+    p.add_argument("--players", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args()
+    run(a.epochs, a.steps_per_epoch, a.players, a.seed)
+
+
+if __name__ == "__main__":
+    main()
