@@ -34,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=400, help="games for the reference's win rate")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--band", action="append", default=None, metavar="NAME=WIN,LO,HI",
+                   help="a reference measured elsewhere, drawn as a band without playing it (repeatable; "
+                        "e.g. 'heuristic (seed 2024, 600 games)=0.468,0.429,0.508'); no --reference is played then")
+    p.add_argument("--out", default=None, help="the plot's path (default: <run_dir>/learning_curve.png)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--trust-pickle", action="store_true",
                    help="allow references or opponents given as SB3 .zip files (pickles: they can run code)")
@@ -46,7 +50,16 @@ def main(argv: list[str] | None = None) -> int:
     from necro_env.evaluate import evaluate
 
     refs = {}
-    for spec in args.reference or ["heuristic", "random"]:
+    for band in args.band or []:
+        name, sep, figures = band.rpartition("=")
+        try:
+            win, lo, hi = (float(x) for x in figures.split(","))
+        except ValueError:
+            name = ""
+        if not sep or not name or not 0 <= lo <= win <= hi <= 1:
+            p.error(f"--band must be NAME=WIN,LO,HI with 0 <= LO <= WIN <= HI <= 1, got {band!r}")
+        refs[name] = {"win_rate": win, "ci95": [lo, hi]}
+    for spec in args.reference or ([] if args.band else ["heuristic", "random"]):
         if cfg.learner == "necromancer":
             refs[spec] = evaluate(cfg.players, necromancer_spec=spec, players_spec=cfg.eval_opponents or cfg.opponents,
                                   games=args.games, seed=args.seed, workers=args.workers,
@@ -65,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{int(r['steps']):>9}  {r['win_rate']:>8.3f}  [{r['lo']:.3f}, {r['hi']:.3f}]")
     for spec, ref in refs.items():
         lo, hi = ref["ci95"]
-        print(f"{spec:>9}  {ref['win_rate']:>8.3f}  [{lo:.3f}, {hi:.3f}]  (reference, {args.games} games)")
+        print(f"{spec:>9}  {ref['win_rate']:>8.3f}  [{lo:.3f}, {hi:.3f}]  (reference)")
 
     import matplotlib
 
@@ -88,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     ax.legend(loc="upper left")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    png = run_dir / "learning_curve.png"
+    png = Path(args.out) if args.out else run_dir / "learning_curve.png"
     fig.savefig(png, dpi=100)
     plt.close(fig)
     print(f"plot: {png}")

@@ -384,6 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="delete an existing run directory and start over")
     p.add_argument("--total-steps", type=int, default=None, help="override total_steps")
     p.add_argument("--out-dir", default=None, help="override out_dir")
+    p.add_argument("--seed", type=int, default=None, help="override seed (the run directory is <name>__s<seed>)")
     p.add_argument("--quiet", action="store_true", help="no progress bars or messages")
     p.add_argument("--trust-pickle", action="store_true",
                    help="allow opponents given as SB3 .zip files (pickles: they can run code when loaded)")
@@ -395,6 +396,8 @@ def main(argv: list[str] | None = None) -> int:
             over["total_steps"] = args.total_steps
         if args.out_dir is not None:
             over["out_dir"] = args.out_dir
+        if args.seed is not None:
+            over["seed"] = args.seed
         if over:
             cfg = TrainConfig(**{**cfg.__dict__, **over})
         train(cfg, resume=args.resume, force=args.force, trusted=args.trust_pickle, progress=not args.quiet)
