@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from necro_env.agents import GreedyAgent, NecromancerHeuristic  # noqa: E402
+from necro_env.agents import RandomAgent  # noqa: E402
 from necro_env.agents.base import View  # noqa: E402
 from necro_env.agents.registry import PRETRAINED_DIR, make_policy, pretrained_names  # noqa: E402
 from necro_env.game import ConfigError, Game, GameConfig, Phase, decode  # noqa: E402
@@ -74,12 +74,12 @@ def test_pretrained_necromancer_acts_legally_on_every_seat_count(name, players):
     g = Game(GameConfig(players=players))
     decisions = 0
     for seed in range(40):
-        pols = [GreedyAgent()] * players
+        pols = [RandomAgent()] * players
         pols[g.necro_seat] = pol
         decisions += _play(g, pols, seed, {g.necro_seat})
-        if decisions >= 300:
+        if decisions >= 250:
             break
-    assert decisions >= 300
+    assert decisions >= 250
 
 
 @pytest.mark.parametrize("players,necro", [(2, False), (3, False), (4, False), (5, False),
@@ -91,9 +91,9 @@ def test_pretrained_player_acts_legally_on_every_seat_count(players, necro):
     for seed in range(40):
         seats = [s for s in range(players) if s != g.necro_seat]
         test_seat = seats[seed % len(seats)]
-        pols = [NecromancerHeuristic() if s == g.necro_seat else GreedyAgent() for s in range(players)]
+        pols = [RandomAgent()] * players
         pols[test_seat] = pol
         decisions += _play(g, pols, seed, {test_seat})
-        if decisions >= 300:
+        if decisions >= 250:
             break
-    assert decisions >= 300
+    assert decisions >= 250
