@@ -159,15 +159,16 @@ class TrainConfig:
         need(isinstance(self.shaping, (int, float)) and self.shaping >= 0, f"shaping must be >= 0, got {self.shaping!r}")
         need(self.vec_env in ("dummy", "subproc", "chunked"),
              f"vec_env must be 'dummy', 'subproc' or 'chunked', got {self.vec_env!r}")
-        need(isinstance(self.env_workers, int) and not isinstance(self.env_workers, bool)
-             and 1 <= self.env_workers <= max(1, self.n_envs if isinstance(self.n_envs, int) else 1),
-             f"env_workers must be an int in 1..n_envs, got {self.env_workers!r}")
+
         need(self.update_threads is None or (isinstance(self.update_threads, int)
                                              and not isinstance(self.update_threads, bool) and self.update_threads >= 1),
              f"update_threads must be null or an int >= 1, got {self.update_threads!r}")
         for k in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads", "eval_games"):
             v = getattr(self, k)
             need(isinstance(v, int) and not isinstance(v, bool) and v >= 1, f"{k} must be an int >= 1, got {v!r}")
+        need(isinstance(self.env_workers, int) and not isinstance(self.env_workers, bool)
+             and 1 <= self.env_workers <= (self.n_envs if self.vec_env == "chunked" else self.env_workers),
+             f"env_workers must be an int in 1..n_envs ({self.n_envs}), got {self.env_workers!r}")
         for k in ("checkpoint_every", "eval_every", "seed"):
             v = getattr(self, k)
             need(isinstance(v, int) and not isinstance(v, bool) and v >= 0, f"{k} must be an int >= 0, got {v!r}")
