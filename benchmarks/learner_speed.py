@@ -8,7 +8,9 @@ rounds) and the ratio to the first setup:
 
 * ``dummy, 1 thread``: every env in this process, torch on 1 thread (the configs' default);
 * ``dummy, 2 threads``: the same with torch on 2 threads (the update's matrix products on both cores);
-* ``subproc, 1 thread``: the envs in 2 worker processes (SubprocVecEnv), torch on 1 thread.
+* ``subproc, 1 thread``: SB3's SubprocVecEnv (a process per env), torch on 1 thread;
+* ``chunked 2, 1+2 threads``: ``training/vec_env.py``'s ChunkedSubprocVecEnv (the envs split over 2 worker
+  processes), torch on 1 thread while collecting and 2 during the update (``update_threads: 2``).
 
     python benchmarks/learner_speed.py [--steps 32768] [--repeats 3] [--config configs/necromancer_3p.yaml] [--json]
 """
@@ -25,18 +27,20 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-SETUPS = [("dummy, 1 thread", "dummy", 1), ("dummy, 2 threads", "dummy", 2), ("subproc, 1 thread", "subproc", 1)]
+SETUPS = [("dummy, 1 thread", "dummy", 1, None), ("dummy, 2 threads", "dummy", 2, None),
+          ("subproc, 1 thread", "subproc", 1, None), ("chunked 2, 1+2 threads", "chunked", 1, 2)]
 
 
-def one_run(cfg, vec_env: str, threads: int, steps: int, out: str) -> float:
+def one_run(cfg, vec_env: str, threads: int, update: int | None, steps: int, out: str) -> float:
     import torch
 
     from training.config import TrainConfig
     from training.train import train
 
     c = TrainConfig(**{**cfg.__dict__, "vec_env": vec_env, "torch_threads": threads, "total_steps": steps,
+                       "env_workers": 2, "update_threads": update,
                        "warm_start": None, "eval_every": 0, "checkpoint_every": 0, "max_minutes": None,
-                       "out_dir": out, "name": f"speed_{vec_env}_{threads}"})
+                       "out_dir": out, "name": f"speed_{vec_env}_{threads}_{update}"})
     t0 = time.perf_counter()
     train(c, force=True, progress=False)
     dt = time.perf_counter() - t0
@@ -54,19 +58,19 @@ def main(argv: list[str] | None = None) -> int:
     from training.config import load_config
 
     cfg = load_config(args.config)
-    rates: dict[str, list[float]] = {name: [] for name, _, _ in SETUPS}
+    rates: dict[str, list[float]] = {name: [] for name, *_ in SETUPS}
     with tempfile.TemporaryDirectory() as out:
         for r in range(args.repeats):
             order = SETUPS if r % 2 == 0 else SETUPS[::-1]
-            for name, vec, threads in order:
-                rates[name].append(one_run(cfg, vec, threads, args.steps, out))
+            for name, vec, threads, update in order:
+                rates[name].append(one_run(cfg, vec, threads, update, args.steps, out))
     base = statistics.median(rates[SETUPS[0][0]])
     print(f"MaskablePPO steps/s, {cfg.name}'s network and PPO settings, {args.steps} steps x {args.repeats} rounds "
           f"(median; wall clock)")
-    print(f"{'setup':<20} {'steps/s':>8} {'ratio':>6}   rounds")
-    for name, _, _ in SETUPS:
+    print(f"{'setup':<24} {'steps/s':>8} {'ratio':>6}   rounds")
+    for name, *_ in SETUPS:
         med = statistics.median(rates[name])
-        print(f"{name:<20} {med:>8.0f} {med / base:>6.2f}   {', '.join(f'{x:.0f}' for x in rates[name])}")
+        print(f"{name:<24} {med:>8.0f} {med / base:>6.2f}   {', '.join(f'{x:.0f}' for x in rates[name])}")
     if args.json:
         print(json.dumps({k: {"median": statistics.median(v), "rounds": v} for k, v in rates.items()}))
     return 0
