@@ -263,8 +263,8 @@ def config_from_dict(data: dict, where: str = "config") -> TrainConfig:
         raise TrainConfigError(f"{where}: {e}") from None
 
 
-def load_config(path: str | Path) -> TrainConfig:
-    """Read a YAML config; ``TrainConfigError`` names the file and the bad key/value."""
+def read_yaml(path: str | Path) -> Any:
+    """A config file's YAML (``{}`` when empty); ``TrainConfigError`` if it is missing, unreadable or not YAML."""
     path = Path(path)
     if not path.is_file():
         raise TrainConfigError(f"config file {path} does not exist")
@@ -275,4 +275,9 @@ def load_config(path: str | Path) -> TrainConfig:
         raise TrainConfigError(f"{path}: not a valid YAML config ({type(e).__name__}: {str(e).splitlines()[0]})") from None
     except OSError as e:
         raise TrainConfigError(f"{path}: cannot read the config ({e})") from None
-    return config_from_dict({} if data is None else data, where=str(path))
+    return {} if data is None else data
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """Read a YAML config; ``TrainConfigError`` names the file and the bad key/value."""
+    return config_from_dict(read_yaml(path), where=str(Path(path)))

@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from necro_env.env import agent_names
 from necro_env.game import ConfigError, GameConfig
 
-from training.config import TrainConfigError
+from training.config import TrainConfigError, read_yaml
 
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 MAPPINGS = ("shared", "per_agent")
@@ -194,17 +193,7 @@ def config_from_dict(data: Any, where: str = "config") -> RLlibConfig:
 
 def load_config(path: str | Path) -> RLlibConfig:
     """Read a YAML config; ``TrainConfigError`` names the file and the bad key or value."""
-    path = Path(path)
-    if not path.is_file():
-        raise TrainConfigError(f"config file {path} does not exist")
-    try:
-        with path.open(encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except (yaml.YAMLError, ValueError, RecursionError) as e:
-        raise TrainConfigError(f"{path}: not a valid YAML config ({type(e).__name__}: {str(e).splitlines()[0]})") from None
-    except OSError as e:
-        raise TrainConfigError(f"{path}: cannot read the config ({e})") from None
-    return config_from_dict({} if data is None else data, where=str(path))
+    return config_from_dict(read_yaml(path), where=str(Path(path)))
 
 
 __all__ = ["RLlibConfig", "config_from_dict", "load_config", "MAPPINGS"]
