@@ -412,3 +412,36 @@ def test_max_minutes_stops_the_run_and_saves_the_final_policy(tmp_path):
     run2 = train(tiny(tmp_path, name="tiny2", checkpoint_every=0), progress=False)
     _, _, info2 = read_policy_file(run2 / "final.safetensors")
     assert info2["stopped_by"] == "total_steps" and info2["steps"] == 256
+
+
+# ---------------------------------------------------------------- report.py
+def test_report_draws_bands_and_a_target_line_without_playing(tmp_path, capsys):
+    from training import report
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text((ROOT / "configs/necromancer_3p.yaml").read_text())
+    (run / "eval.csv").write_text("steps,seconds,wins,games,win_rate,lo,hi\n"
+                                  "0,10,130,300,0.4333,0.3787,0.4897\n500000,400,185,300,0.6167,0.5605,0.6698\n")
+    out = tmp_path / "curve.png"
+    assert report.main([str(run), "--band", "heuristic=0.468,0.429,0.508", "--band", "target=0.668,0.668,0.668",
+                        "--out", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["references"] == {"heuristic": {"win_rate": 0.468, "ci95": [0.429, 0.508]},
+                                     "target": {"win_rate": 0.668, "ci95": [0.668, 0.668]}}
+    assert [r["steps"] for r in summary["evaluations"]] == [0, 500000]
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("band", ["heuristic=0.5,0.6,0.7", "heuristic=0.5", "=0.5,0.4,0.6", "heuristic 0.5,0.4,0.6"])
+def test_report_rejects_a_malformed_band(tmp_path, band, capsys):
+    from training import report
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text((ROOT / "configs/necromancer_3p.yaml").read_text())
+    (run / "eval.csv").write_text("steps,seconds,wins,games,win_rate,lo,hi\n0,10,130,300,0.4333,0.3787,0.4897\n")
+    with pytest.raises(SystemExit) as e:
+        report.main([str(run), "--band", band])
+    assert e.value.code == 2
+    assert "--band must be NAME=WIN,LO,HI" in capsys.readouterr().err

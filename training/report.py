@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     for (spec, ref), color in zip(refs.items(), ("#4c72b0", "#8c8c8c", "#55a868", "#8172b2")):
         lo, hi = ref["ci95"]
         ax.fill_between([0, max(steps or [1])], lo, hi, color=color, alpha=0.2)
-        ax.axhline(ref["win_rate"], color=color, label=f"{spec} (95% interval)")
+        band = " (95% interval)" if hi > lo else ""  # a band given with lo == hi is a line (a target)
+        ax.axhline(ref["win_rate"], color=color, linestyle="-" if band else "--", label=f"{spec}{band}")
     ax.errorbar(steps, [r["win_rate"] for r in rows],
                 yerr=[[r["win_rate"] - r["lo"] for r in rows], [r["hi"] - r["win_rate"] for r in rows]],
                 marker="o", capsize=4, color="#c44e52", label=f"trained {cfg.learner} (95% interval)")
