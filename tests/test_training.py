@@ -415,14 +415,19 @@ def test_max_minutes_stops_the_run_and_saves_the_final_policy(tmp_path):
 
 
 # ---------------------------------------------------------------- report.py
-def test_report_draws_bands_and_a_target_line_without_playing(tmp_path, capsys):
-    from training import report
-
+def _report_run(tmp_path: Path, rows: str) -> Path:
+    """A run directory as report.py reads it: the 3-seat config and an eval.csv with ``rows``."""
     run = tmp_path / "run"
     run.mkdir()
     (run / "config.yaml").write_text((ROOT / "configs/necromancer_3p.yaml").read_text())
-    (run / "eval.csv").write_text("steps,seconds,wins,games,win_rate,lo,hi\n"
-                                  "0,10,130,300,0.4333,0.3787,0.4897\n500000,400,185,300,0.6167,0.5605,0.6698\n")
+    (run / "eval.csv").write_text("steps,seconds,wins,games,win_rate,lo,hi\n" + rows)
+    return run
+
+
+def test_report_draws_bands_and_a_target_line_without_playing(tmp_path, capsys):
+    from training import report
+
+    run = _report_run(tmp_path, "0,10,130,300,0.4333,0.3787,0.4897\n500000,400,185,300,0.6167,0.5605,0.6698\n")
     out = tmp_path / "curve.png"
     assert report.main([str(run), "--band", "heuristic=0.468,0.429,0.508", "--band", "target=0.668,0.668,0.668",
                         "--out", str(out), "--json"]) == 0
@@ -437,10 +442,7 @@ def test_report_draws_bands_and_a_target_line_without_playing(tmp_path, capsys):
 def test_report_rejects_a_malformed_band(tmp_path, band, capsys):
     from training import report
 
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "config.yaml").write_text((ROOT / "configs/necromancer_3p.yaml").read_text())
-    (run / "eval.csv").write_text("steps,seconds,wins,games,win_rate,lo,hi\n0,10,130,300,0.4333,0.3787,0.4897\n")
+    run = _report_run(tmp_path, "0,10,130,300,0.4333,0.3787,0.4897\n")
     with pytest.raises(SystemExit) as e:
         report.main([str(run), "--band", band])
     assert e.value.code == 2
