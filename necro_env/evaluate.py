@@ -50,10 +50,12 @@ def game_seeds(seed: int, index: int, seats: int) -> tuple[int, list[np.random.G
 
 
 def play_game(game, policies: Sequence, engine_seed: int, rngs: Sequence[np.random.Generator],
-              on_decision: Callable | None = None, keep_actions: bool = False) -> dict[str, Any]:
+              on_decision: Callable | None = None, keep_actions: bool = False,
+              on_end: Callable | None = None) -> dict[str, Any]:
     """Play one game with ``policies[seat]``; return its record (see ``_record``).
 
-    ``on_decision(view, action)`` (optional) sees every decision before it is applied.
+    ``on_decision(view, action)`` (optional) sees every decision before it is applied;
+    ``on_end(game, state)`` (optional) sees the finished game's state.
     An illegal action raises the engine's ``IllegalActionError`` (nothing is substituted).
     ``keep_actions``: the record also holds ``actions`` and the engine's ``result``.
     """
@@ -89,6 +91,8 @@ def play_game(game, policies: Sequence, engine_seed: int, rngs: Sequence[np.rand
                 done = [st.bought_ghosts, st.bought_powers]
         if n > MAX_DECISIONS:
             raise RuntimeError(f"game did not end within {MAX_DECISIONS} decisions")
+    if on_end is not None:
+        on_end(game, st)
     rec = _record(game, st, start_power, bought)
     if keep_actions:
         rec["actions"] = actions

@@ -73,6 +73,18 @@ from .record import generator_from_state, is_int
 from .rewards import ILLEGAL_REWARD, check_illegal_mode, check_reward_scheme, coins_reward, terminal_rewards
 
 
+
+def progress_potential(game: Game, st: State, seat: int) -> float:
+    """phi of the progress shaping for ``seat``: the Necromancer's (Ghosts in play + a quarter per token
+    in the Well) / Ghosts he can field; a player's coins / 100. The single-seat env's shaping reward is
+    ``shaping * (phi(s') - phi(s))`` between the learner's decisions; ``training/bc.py`` uses the same
+    phi so the cloned critic predicts the return PPO will see."""
+    if seat == game.necro_seat:
+        fieldable = GHOST_BOX - st.ghosts_removed
+        return (game.ghosts_in_play(st) + (sum(st.well) + st.souls) / 4.0) / fieldable
+    return st.coins[seat] / 100.0
+
+
 class SingleSeatEnv(gym.Env):
     """One learner seat; the other seats are played by fixed or sampled policies."""
 
@@ -279,11 +291,7 @@ class SingleSeatEnv(gym.Env):
         return {"seat": self.seat, "episode_seed": self._episode_seed}
 
     def _potential(self) -> float:
-        st = self.state
-        if self.seat == self.game.necro_seat:
-            fieldable = GHOST_BOX - st.ghosts_removed
-            return (self.game.ghosts_in_play(st) + (sum(st.well) + st.souls) / 4.0) / fieldable
-        return st.coins[self.seat] / 100.0
+        return progress_potential(self.game, self.state, self.seat)
 
     def _reward(self) -> float:
         """The learner's reward since its previous decision (``necro_env.rewards``)."""

@@ -180,6 +180,24 @@ def test_behaviour_cloning_learns_the_teacher():
     assert rep["accuracy"] > 2 * chance, (rep, chance)
 
 
+def test_cloned_critic_targets_are_the_return_the_env_gives():
+    """The critic's targets: the discounted win reward plus, with shaping, the discounted progress terms;
+    with gamma 1 the first decision's target is result + shaping * (phi(end) - phi(first decision))."""
+    from training.bc import DemoSpec, collect_demos, discounted_returns
+
+    assert np.allclose(discounted_returns(np.array([0.5, 0.0, 1.0]), 0.5), [0.75, 0.5, 1.0])
+    kw = dict(players=3, necromancer=True, learner="necromancer", teacher="heuristic", opponents="greedy", gamma=1.0)
+    plain = collect_demos(DemoSpec(**kw), games=4, seed=1)
+    shaped = collect_demos(DemoSpec(**kw, shaping=2.0), games=4, seed=1)
+    assert np.array_equal(plain["action"], shaped["action"])  # the same games
+    assert set(np.unique(plain["ret"])) <= {-1.0, 1.0}
+    diff = shaped["ret"] - plain["ret"]
+    firsts = np.flatnonzero(np.r_[True, np.diff(shaped["game"]) != 0])
+    assert np.all(diff[firsts] > 0)  # the Necromancer fields Ghosts in every game: progress is made
+    # gamma 1: diff = 2 * (phi(end) - phi(decision)), and phi stays within [0, 1.5] (a quarter per Well token)
+    assert np.all(np.abs(diff) <= 2.0 * 1.5)
+
+
 def test_pretrained_short_names(tmp_path, monkeypatch):
     """``pretrained:NAME`` loads ``necro_env/pretrained/NAME.safetensors`` (no --trust-pickle); unknown names list
     the shipped ones."""

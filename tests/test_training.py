@@ -393,6 +393,8 @@ def test_progress_bar_and_quiet(tmp_path):
     ({"update_threads": 0}, "update_threads"),
     ({"max_minutes": True}, "max_minutes"),
     ({"target_kl": -1}, "target_kl"),
+    ({"critic_warmup_steps": -5}, "critic_warmup_steps"),
+    ({"critic_warmup_steps": 1.5}, "critic_warmup_steps"),
     ({"warm_start": {"games": 0}}, "warm_start: games"),
     ({"warm_start": {"teacher": "heuristic", "lessons": 3}}, "unknown key"),
 ])
@@ -412,6 +414,38 @@ def test_max_minutes_stops_the_run_and_saves_the_final_policy(tmp_path):
     run2 = train(tiny(tmp_path, name="tiny2", checkpoint_every=0), progress=False)
     _, _, info2 = read_policy_file(run2 / "final.safetensors")
     assert info2["stopped_by"] == "total_steps" and info2["steps"] == 256
+
+
+def test_critic_warmup_leaves_the_actor_as_it_is(tmp_path):
+    """CriticWarmup: during the warm-up PPO changes the critic's weights only (the actor and the shared
+    trunk are frozen, exactly); from the first rollout after it, every weight trains again."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.train import CriticWarmup, build_model, make_env_fn
+
+    cfg = tiny(tmp_path, policy="region", net={"d": 16, "hidden": 32})
+
+    def run(warmup: int | None, steps: int):
+        env = DummyVecEnv([make_env_fn(cfg, tmp_path) for _ in range(cfg.n_envs)])
+        model = build_model(cfg, env, tmp_path / "tb")
+        before = {k: v.detach().clone() for k, v in model.policy.net.state_dict().items()}
+        model.learn(total_timesteps=steps, callback=CriticWarmup(warmup) if warmup else None)
+        after = model.policy.net.state_dict()
+        assert all(p.requires_grad for p in model.policy.net.parameters())  # thawed at the end
+        return {k for k in before if not torch.equal(before[k], after[k])}
+
+    critic = {k for k in tiny_region_keys(cfg) if k.startswith(("critic.", "value_out."))}
+    moved = run(10_000, 256)
+    assert critic and moved == critic, moved ^ critic
+    moved_after = run(128, 512)  # two rollouts of 128 steps frozen, then two that train everything
+    assert moved_after - critic, "after the warm-up the trunk and the actor train"
+    moved_plain = run(None, 256)
+    assert moved_plain - critic
+
+
+def tiny_region_keys(cfg: TrainConfig) -> list[str]:
+    from necro_env.agents.nets import build_net
+    return list(build_net(cfg.net_spec).state_dict())
 
 
 # ---------------------------------------------------------------- report.py

@@ -6,9 +6,11 @@
 ``collect_demos`` plays seeded games (``necro_env.evaluate.play_game``) in which the learner's seat is
 played by the teacher (e.g. the heuristic Necromancer) against the training opponents, and keeps, for each
 of the learner's decisions, its observation (the single-seat view's: the same ``Observer`` defaults), its
-legal-action mask, the teacher's action and the discounted outcome ``gamma ** (decisions left) * result``
-(result +1 for a win, -1 otherwise: the ``win`` reward the learner will get), so the critic starts from the
-teacher's value. ``pretrain`` fits the actor with cross-entropy over the legal actions only and the critic
+legal-action mask, the teacher's action and the discounted return the learner's env would give from there:
+``gamma ** (decisions left) * result`` (result +1 for a win, -1 otherwise: the ``win`` reward) plus, with
+``shaping``, the discounted sum of the progress terms ``shaping * (phi(next decision) - phi(this one))``
+(``necro_env.single_seat.progress_potential``; the last term runs to the end of the game). So the critic
+starts from the teacher's value of the very return PPO will fit. ``pretrain`` fits the actor with cross-entropy over the legal actions only and the critic
 with squared error, holding out a share of the games to report the actor's top-1 accuracy. LEARNING.md §2
 gives the evidence for this recipe (kickstarting, actor-critic pretraining).
 """
@@ -24,6 +26,7 @@ import torch
 
 from necro_env.agents.nets import masked_logits
 from necro_env.evaluate import game_seeds, play_game
+from necro_env.single_seat import progress_potential
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class DemoSpec:
     opponents: Any            # the other player seats
     necromancer_opponent: Any = "heuristic"
     gamma: float = 0.995
+    shaping: float = 0.0      # the env's progress shaping weight (the critic's targets include it)
     game_options: tuple = ()
     trusted: bool = False     # the specs may name pickled policy files (--trust-pickle)
 
@@ -76,22 +80,42 @@ def _one_game(args: tuple[int, int]) -> dict[str, np.ndarray]:
             pols.append(_W["necro"])
         else:
             pols.append(_W["opponent"])
-    obs, masks, acts = [], [], []
+    obs, masks, acts, phis = [], [], [], []
 
     def record(view, action):
         if view.seat == seat:
             obs.append(view.observation.astype(np.float16))
             masks.append(np.packbits(view.mask.astype(bool)))
             acts.append(action)
+            if spec.shaping:
+                phis.append(progress_potential(view.game, view.state, seat))
+
+    def end(game_, st):
+        if spec.shaping:
+            phis.append(progress_potential(game_, st, seat))
 
     engine_seed, rngs = game_seeds(seed, index, n)
-    rec = play_game(game, pols, engine_seed, rngs, on_decision=record)
+    rec = play_game(game, pols, engine_seed, rngs, on_decision=record, on_end=end)
     result = 1.0 if seat in rec["winners"] else -1.0
     t = len(acts)
-    ret = result * spec.gamma ** np.arange(t - 1, -1, -1, dtype=np.float64)
+    rewards = np.zeros(t, dtype=np.float64)
+    rewards[-1] = result
+    if spec.shaping:
+        rewards += spec.shaping * np.diff(np.asarray(phis, dtype=np.float64))
+    ret = discounted_returns(rewards, spec.gamma)
     return {"obs": np.stack(obs), "mask": np.stack(masks), "action": np.asarray(acts, dtype=np.int16),
             "ret": ret.astype(np.float32), "game": np.full(t, index, dtype=np.int32),
             "won": np.asarray([result > 0])}
+
+
+def discounted_returns(rewards: np.ndarray, gamma: float) -> np.ndarray:
+    """``ret[k] = sum_j gamma ** (j - k) * rewards[j]`` for j >= k (``rewards[k]``: the reward after decision k)."""
+    ret = np.empty(len(rewards), dtype=np.float64)
+    acc = 0.0
+    for k in range(len(rewards) - 1, -1, -1):
+        acc = rewards[k] + gamma * acc
+        ret[k] = acc
+    return ret
 
 
 def collect_demos(spec: DemoSpec, games: int, seed: int = 0, workers: int = 1,
@@ -188,4 +212,4 @@ def evaluate_clone(net, obs, masks, acts, rets, idx, batch_size: int = 2048) -> 
     return {"accuracy": hit / max(1, n), "value_mse": se / max(1, n), "held_out": n}
 
 
-__all__ = ["DemoSpec", "collect_demos", "pretrain", "evaluate_clone", "unpack_masks"]
+__all__ = ["DemoSpec", "collect_demos", "discounted_returns", "pretrain", "evaluate_clone", "unpack_masks"]

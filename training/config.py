@@ -85,6 +85,9 @@ class TrainConfig:
     net: extra arguments of the network (``RegionNet``: d, layers, hidden, emb).
     lr_schedule: "constant" or "linear" (decays to 0 at total_steps).
     target_kl: stop an update's epochs early past this KL divergence (None: never).
+    critic_warmup_steps: PPO's first steps train the critic only, the actor (and the shared trunk)
+        frozen (0: none). After a warm start it lets the value catch up with the return of the
+        cloned policy before that policy moves.
     vf_coef, max_grad_norm: PPO's value-loss weight and gradient clipping.
     warm_start: optional WarmStartConfig (behaviour cloning before PPO).
     learning_rate, n_steps, batch_size, n_epochs, gamma, gae_lambda, ent_coef, clip_range: PPO.
@@ -118,6 +121,7 @@ class TrainConfig:
     learning_rate: float = 3e-4
     lr_schedule: str = "constant"
     target_kl: float | None = None
+    critic_warmup_steps: int = 0
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     n_steps: int = 512
@@ -169,7 +173,7 @@ class TrainConfig:
         need(isinstance(self.env_workers, int) and not isinstance(self.env_workers, bool)
              and 1 <= self.env_workers <= (self.n_envs if self.vec_env == "chunked" else self.env_workers),
              f"env_workers must be an int in 1..n_envs ({self.n_envs}), got {self.env_workers!r}")
-        for k in ("checkpoint_every", "eval_every", "seed"):
+        for k in ("checkpoint_every", "eval_every", "seed", "critic_warmup_steps"):
             v = getattr(self, k)
             need(isinstance(v, int) and not isinstance(v, bool) and v >= 0, f"{k} must be an int >= 0, got {v!r}")
         need(all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in self.net_arch)

@@ -3,8 +3,8 @@
     python training/train.py --config configs/necromancer_quick.yaml [--resume] [--force]
 
 Reads top to bottom: config -> seeding -> envs -> model (new or resumed) -> warm start
-(behaviour cloning of a scripted teacher, when configured) -> callbacks (progress, checkpoints,
-evaluation, self-play snapshots) -> learn -> final save. While it runs it shows a progress bar
+(behaviour cloning of a scripted teacher, when configured) -> callbacks (critic warm-up, progress,
+checkpoints, evaluation, self-play snapshots) -> learn -> final save. While it runs it shows a progress bar
 (steps, steps/s, time left, the latest evaluation); ``--quiet`` turns it off.
 
 Run directory ``<out_dir>/<name>__s<seed>/``:
@@ -209,6 +209,46 @@ class UpdateThreads(BaseCallback):
         return True
 
 
+class CriticWarmup(BaseCallback):
+    """PPO's first ``steps`` steps fit the critic only: every parameter but the critic's
+    (``net.critic``, ``net.value_out``) is frozen, so the (cloned) actor is left exactly as it is
+    while the value learns the return of the policy it will improve. From the first rollout after
+    ``steps``, everything trains. Evidence: actor-critic pretraining (../shared/LEARNING.md §2), where
+    an actor warm-started with a poor critic first got worse under PPO."""
+
+    CRITIC = ("critic.", "value_out.")
+
+    def __init__(self, steps: int):
+        super().__init__()
+        self.steps = steps
+        self.frozen: list[torch.nn.Parameter] = []
+
+    def _freeze(self) -> None:
+        for name, p in self.model.policy.net.named_parameters():
+            if not name.startswith(self.CRITIC) and p.requires_grad:
+                p.requires_grad_(False)
+                self.frozen.append(p)
+
+    def _thaw(self) -> None:
+        for p in self.frozen:
+            p.requires_grad_(True)
+        self.frozen = []
+
+    def _on_training_start(self) -> None:
+        if self.model.num_timesteps < self.steps:
+            self._freeze()
+
+    def _on_rollout_start(self) -> None:
+        if self.frozen and self.model.num_timesteps >= self.steps:
+            self._thaw()
+
+    def _on_training_end(self) -> None:
+        self._thaw()
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class WallClock(BaseCallback):
     """Stops PPO once the run's wall time (from ``t0``, the warm start included) passes ``seconds``."""
 
@@ -281,7 +321,7 @@ def warm_start(model: MaskablePPO, cfg: TrainConfig, run_dir: Path, trusted: boo
     say = (lambda msg: None) if quiet else (lambda msg: print(msg, flush=True))
     spec = DemoSpec(players=cfg.players, necromancer=cfg.necromancer, learner=cfg.learner, teacher=ws.teacher,
                     opponents=cfg.opponents, necromancer_opponent=cfg.necromancer_opponent, gamma=cfg.gamma,
-                    game_options=tuple(sorted(cfg.game_options.items())), trusted=trusted)
+                    shaping=cfg.shaping if cfg.reward == "win" else 0.0, game_options=tuple(sorted(cfg.game_options.items())), trusted=trusted)
     t0 = time.time()
     bar = None
     if not quiet:
@@ -337,6 +377,8 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     if base is None and cfg.warm_start is not None:
         warm_start(model, cfg, run_dir, trusted, quiet=not progress)
     callbacks: list[BaseCallback] = [HyperparameterTable(cfg), Checkpointer(run_dir, cfg.checkpoint_every)]
+    if cfg.critic_warmup_steps:
+        callbacks.insert(0, CriticWarmup(cfg.critic_warmup_steps))
     evaluator = Evaluator(cfg, run_dir, trusted)
     evaluator.t0 = t0
     if cfg.eval_every:
