@@ -38,7 +38,8 @@ class SelfPlayConfig:
 class WarmStartConfig:
     """Behaviour cloning before PPO (``training/bc.py``): a scripted teacher plays the learner's seat
     against the training opponents; the network's actor learns its decisions (masked cross-entropy)
-    and its critic the discounted outcomes. Skipped when a run resumes.
+    and its critic the discounted returns the env would give (the outcome plus the run's progress
+    shaping). Skipped when a run resumes.
 
     teacher: policy spec of the teacher ("heuristic" for the Necromancer, "greedy" for a player).
     games: demonstration games; epochs, batch_size, learning_rate: the cloning's Adam run (the
