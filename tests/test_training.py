@@ -16,6 +16,7 @@ pytest.importorskip("sb3_contrib")
 from stable_baselines3.common.env_checker import check_env  # noqa: E402
 
 from necro_env.game.errors import IllegalActionError, StateError  # noqa: E402
+from necro_env.observe import OBS_SIZE  # noqa: E402
 from necro_env.single_seat import SingleSeatEnv  # noqa: E402
 from training.config import TrainConfig, TrainConfigError, config_from_dict, load_config  # noqa: E402
 
@@ -395,6 +396,7 @@ def test_progress_bar_and_quiet(tmp_path):
     ({"target_kl": -1}, "target_kl"),
     ({"critic_warmup_steps": -5}, "critic_warmup_steps"),
     ({"critic_warmup_steps": 1.5}, "critic_warmup_steps"),
+    ({"average_last": 0}, "average_last"),
     ({"warm_start": {"games": 0}}, "warm_start: games"),
     ({"warm_start": {"teacher": "heuristic", "lessons": 3}}, "unknown key"),
 ])
@@ -441,6 +443,23 @@ def test_critic_warmup_leaves_the_actor_as_it_is(tmp_path):
     assert moved_after - critic, "after the warm-up the trunk and the actor train"
     moved_plain = run(None, 256)
     assert moved_plain - critic
+
+
+def test_final_policy_averages_the_last_checkpoints(tmp_path):
+    """average_last: final.safetensors holds the mean of the weights of the newest checkpoints (the run's end
+    included), its info names their steps; final.zip keeps the last weights to continue training from."""
+    from necro_env.agents.torch_policy import read_policy_file
+    from training.checkpoint import checkpoint_net_weights, checkpoints
+    from training.train import train
+
+    run = train(tiny(tmp_path, total_steps=512, checkpoint_every=128, average_last=3), progress=False)
+    net, _, info = read_policy_file(run / "final.safetensors")
+    bases = checkpoints(run / "checkpoints")[:3]
+    assert info["averaged_checkpoints"] == [256, 384, 512] == sorted(int(b.name[5:]) for b in bases)
+    states = [checkpoint_net_weights(b, 2, OBS_SIZE) for b in bases]
+    for k, v in net.state_dict().items():
+        assert torch.allclose(v, (states[0][k] + states[1][k] + states[2][k]) / 3, atol=1e-6), k
+    assert not all(torch.equal(v, states[0][k]) for k, v in net.state_dict().items())  # not the last weights
 
 
 def tiny_region_keys(cfg: TrainConfig) -> list[str]:

@@ -163,6 +163,20 @@ def read_checkpoint(base: Path, n_envs: int, obs_size: int) -> tuple[dict, bytes
     return body, blob
 
 
+def checkpoint_net_weights(base: Path, n_envs: int, obs_size: int) -> dict[str, torch.Tensor]:
+    """The policy network's weights (``policy.net``'s state dict) in checkpoint ``base``, checked as
+    ``read_checkpoint`` checks it; read with ``torch.load(weights_only=True)``, so nothing is unpickled."""
+    import zipfile
+
+    _, blob = read_checkpoint(base, n_envs, obs_size)
+    try:
+        with zipfile.ZipFile(io.BytesIO(blob)) as z:
+            state = torch.load(io.BytesIO(z.read("policy.pth")), map_location="cpu", weights_only=True)
+    except (zipfile.BadZipFile, KeyError, RuntimeError, OSError) as e:
+        raise CheckpointError(f"{base.name}: no readable policy weights ({type(e).__name__}: {e})") from None
+    return {k[len("net."):]: v for k, v in state.items() if k.startswith("net.")}
+
+
 def restore_checkpoint(body: dict, blob: bytes, env, tb_dir: Path, check_env_state: Callable[[dict], None]):
     """Load the model from ``blob`` and put every generator and env state back (``read_checkpoint``'s output).
 

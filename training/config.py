@@ -89,6 +89,8 @@ class TrainConfig:
     critic_warmup_steps: PPO's first steps train the critic only, the actor (and the shared trunk)
         frozen (0: none). After a warm start it lets the value catch up with the return of the
         cloned policy before that policy moves.
+    average_last: the final policy is the mean of the weights of the newest ``average_last``
+        checkpoints (the run's end included; every ``checkpoint_every`` steps); 1: the last weights.
     vf_coef, max_grad_norm: PPO's value-loss weight and gradient clipping.
     warm_start: optional WarmStartConfig (behaviour cloning before PPO).
     learning_rate, n_steps, batch_size, n_epochs, gamma, gae_lambda, ent_coef, clip_range: PPO.
@@ -123,6 +125,7 @@ class TrainConfig:
     lr_schedule: str = "constant"
     target_kl: float | None = None
     critic_warmup_steps: int = 0
+    average_last: int = 1
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     n_steps: int = 512
@@ -168,7 +171,8 @@ class TrainConfig:
         need(self.update_threads is None or (isinstance(self.update_threads, int)
                                              and not isinstance(self.update_threads, bool) and self.update_threads >= 1),
              f"update_threads must be null or an int >= 1, got {self.update_threads!r}")
-        for k in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads", "eval_games"):
+        for k in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads", "eval_games",
+                  "average_last"):
             v = getattr(self, k)
             need(isinstance(v, int) and not isinstance(v, bool) and v >= 1, f"{k} must be an int >= 1, got {v!r}")
         need(isinstance(self.env_workers, int) and not isinstance(self.env_workers, bool)

@@ -139,10 +139,11 @@ class Evaluator(BaseCallback):
             self.run_eval()
             self.last = self.model.num_timesteps
 
-    def run_eval(self) -> dict:
+    def run_eval(self, net: torch.nn.Module | None = None) -> dict:
+        """Evaluate ``net`` (default: the model's network) and log it."""
         # Evaluation must not disturb the training's random streams.
         saved = (torch.get_rng_state(), np.random.get_state(), random.getstate())
-        res = evaluate_net(self.model.policy.net, self.cfg, self.cfg.eval_games, seed=10_000 + self.cfg.seed,
+        res = evaluate_net(self.model.policy.net if net is None else net, self.cfg, self.cfg.eval_games, seed=10_000 + self.cfg.seed,
                            trusted=self.trusted)
         torch.set_rng_state(saved[0])
         np.random.set_state(saved[1])
@@ -344,6 +345,23 @@ def warm_start(model: MaskablePPO, cfg: TrainConfig, run_dir: Path, trusted: boo
     return report
 
 
+def averaged_net(net: torch.nn.Module, ckpt_dir: Path, cfg: TrainConfig) -> tuple[torch.nn.Module, list[int]]:
+    """A copy of ``net`` holding the mean of the weights of the newest ``cfg.average_last`` checkpoints
+    (the run's end included) and the steps of those checkpoints. Weight averaging over the end of a run
+    (SWA, Izmailov et al. 2018) gives a smoother policy than its last update alone."""
+    import copy
+
+    from training.checkpoint import checkpoint_net_weights, checkpoints
+
+    bases = checkpoints(ckpt_dir)[:cfg.average_last]
+    states = [checkpoint_net_weights(b, cfg.n_envs, OBS_SIZE) for b in bases]
+    out = copy.deepcopy(net)
+    out.load_state_dict({k: (sum(s[k].double() for s in states).div(len(states)).to(v.dtype)
+                             if v.is_floating_point() else states[0][k])  # buffers such as index tables
+                         for k, v in net.state_dict().items()})
+    return out, sorted(int(b.name.split("_")[1]) for b in bases)
+
+
 def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress: bool = True,
           stop_after: int | None = None, trusted: bool = False) -> Path:
     """Run (or resume) training; returns the run directory. ``stop_after`` ends early (tests).
@@ -401,15 +419,20 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
         model.learn(total_timesteps=remaining, callback=CallbackList(callbacks),
                     reset_num_timesteps=base is None, progress_bar=False,
                     tb_log_name="ppo")
-    if model.num_timesteps >= cfg.total_steps or (clock is not None and clock.hit):
+    finished = model.num_timesteps >= cfg.total_steps or (clock is not None and clock.hit)
+    if finished:
         model.save(run_dir / "final.zip")
+    save_checkpoint(model, ckpt_dir)
+    if finished:
         info = {"config": cfg.to_dict(), "steps": model.num_timesteps, "seconds": round(time.time() - t0),
                 "stopped_by": "max_minutes" if clock is not None and clock.hit else "total_steps"}
+        net = model.policy.net
+        if cfg.average_last > 1:
+            net, info["averaged_checkpoints"] = averaged_net(net, ckpt_dir, cfg)
         if cfg.eval_every:
             evaluator.init_callback(model)
-            info["last_evaluation"] = evaluator.run_eval()
-        save_policy(model.policy.net, run_dir / "final.safetensors", cfg.learner, info)
-    save_checkpoint(model, ckpt_dir)
+            info["last_evaluation"] = evaluator.run_eval(net)
+        save_policy(net, run_dir / "final.safetensors", cfg.learner, info)
     env.close()
     if progress:
         last = evaluator.latest
