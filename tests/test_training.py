@@ -460,6 +460,14 @@ def test_final_policy_averages_the_last_checkpoints(tmp_path):
     for k, v in net.state_dict().items():
         assert torch.allclose(v, (states[0][k] + states[1][k] + states[2][k]) / 3, atol=1e-6), k
     assert not all(torch.equal(v, states[0][k]) for k, v in net.state_dict().items())  # not the last weights
+    # training/average.py does the same after the fact, from the run directory
+    from training.average import main as average
+    assert average([str(run), "--last", "3"]) == 0
+    again, _, info2 = read_policy_file(run / "final_avg3.safetensors")
+    assert info2["averaged_checkpoints"] == [256, 384, 512] and info2["config"]["average_last"] == 3
+    assert all(torch.equal(v, again.state_dict()[k]) for k, v in net.state_dict().items())
+    assert average([str(run), "--last", "0"]) == 2
+    assert average([str(tmp_path / "nope")]) == 2
 
 
 def tiny_region_keys(cfg: TrainConfig) -> list[str]:
