@@ -10,9 +10,10 @@ legal-action mask, the teacher's action and the discounted return the learner's 
 ``gamma ** (decisions left) * result`` (result +1 for a win, -1 otherwise: the ``win`` reward) plus, with
 ``shaping``, the discounted sum of the progress terms ``shaping * (phi(next decision) - phi(this one))``
 (``necro_env.single_seat.progress_potential``; the last term runs to the end of the game). So the critic
-starts from the teacher's value of the very return PPO will fit. ``pretrain`` fits the actor with cross-entropy over the legal actions only and the critic
-with squared error, holding out a share of the games to report the actor's top-1 accuracy. LEARNING.md §2
-gives the evidence for this recipe (kickstarting, actor-critic pretraining).
+starts from the teacher's value of the very return PPO will fit. ``pretrain`` fits the actor with
+cross-entropy over the legal actions only and the critic with squared error, holding out a share of the
+games to report the actor's top-1 accuracy. LEARNING.md §2 gives the evidence for this recipe
+(kickstarting, actor-critic pretraining).
 """
 from __future__ import annotations
 
