@@ -73,7 +73,6 @@ from .record import generator_from_state, is_int
 from .rewards import ILLEGAL_REWARD, check_illegal_mode, check_reward_scheme, coins_reward, terminal_rewards
 
 
-
 def progress_potential(game: Game, st: State, seat: int) -> float:
     """phi of the progress shaping for ``seat``: the Necromancer's (Ghosts in play + a quarter per token
     in the Well) / Ghosts he can field; a player's coins / 100. The single-seat env's shaping reward is

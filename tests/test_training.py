@@ -423,6 +423,7 @@ def test_critic_warmup_leaves_the_actor_as_it_is(tmp_path):
     trunk are frozen, exactly); from the first rollout after it, every weight trains again."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from necro_env.agents.nets import build_net
     from training.train import CriticWarmup, build_model, make_env_fn
 
     cfg = tiny(tmp_path, policy="region", net={"d": 16, "hidden": 32})
@@ -436,7 +437,7 @@ def test_critic_warmup_leaves_the_actor_as_it_is(tmp_path):
         assert all(p.requires_grad for p in model.policy.net.parameters())  # thawed at the end
         return {k for k in before if not torch.equal(before[k], after[k])}
 
-    critic = {k for k in tiny_region_keys(cfg) if k.startswith(("critic.", "value_out."))}
+    critic = {k for k in build_net(cfg.net_spec).state_dict() if k.startswith(("critic.", "value_out."))}
     moved = run(10_000, 256)
     assert critic and moved == critic, moved ^ critic
     moved_after = run(128, 512)  # two rollouts of 128 steps frozen, then two that train everything
@@ -468,11 +469,6 @@ def test_final_policy_averages_the_last_checkpoints(tmp_path):
     assert all(torch.equal(v, again.state_dict()[k]) for k, v in net.state_dict().items())
     assert average([str(run), "--last", "0"]) == 2
     assert average([str(tmp_path / "nope")]) == 2
-
-
-def tiny_region_keys(cfg: TrainConfig) -> list[str]:
-    from necro_env.agents.nets import build_net
-    return list(build_net(cfg.net_spec).state_dict())
 
 
 # ---------------------------------------------------------------- report.py

@@ -143,8 +143,8 @@ class Evaluator(BaseCallback):
         """Evaluate ``net`` (default: the model's network) and log it."""
         # Evaluation must not disturb the training's random streams.
         saved = (torch.get_rng_state(), np.random.get_state(), random.getstate())
-        res = evaluate_net(self.model.policy.net if net is None else net, self.cfg, self.cfg.eval_games, seed=10_000 + self.cfg.seed,
-                           trusted=self.trusted)
+        res = evaluate_net(self.model.policy.net if net is None else net, self.cfg, self.cfg.eval_games,
+                           seed=10_000 + self.cfg.seed, trusted=self.trusted)
         torch.set_rng_state(saved[0])
         np.random.set_state(saved[1])
         random.setstate(saved[2])
