@@ -17,7 +17,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from necro_env.observe import OBS_SIZE  # noqa: E402
 from training.checkpoint import (  # noqa: E402
-    CheckpointError, _digest, checkpoints, read_checkpoint, resume_latest, save_checkpoint,
+    CheckpointError, _digest, checkpoint_step, checkpoints, read_checkpoint, resume_latest, save_checkpoint,
 )
 from training.config import TrainConfig  # noqa: E402
 
@@ -115,6 +115,15 @@ def test_checkpoint_holds_checksums_and_is_written_atomically(run):
     assert body.pop("checksum") == _digest(body)
     assert not list((run_dir / "checkpoints").glob("*.tmp"))  # temp files are renamed into place
     read_checkpoint(base, cfg.n_envs, OBS_SIZE)
+
+
+def test_checkpoint_step_reads_the_name_and_rejects_others(run):
+    cfg, run_dir = run
+    assert [checkpoint_step(b) for b in checkpoints(run_dir / "checkpoints")] == [128, 64]
+    assert checkpoint_step(Path("ckpt_0000400000")) == 400000
+    for bad in ("ckpt_400000", "final", "ckpt_00004000x0"):
+        with pytest.raises(ValueError, match="not a checkpoint name"):
+            checkpoint_step(Path(bad))
 
 
 def test_save_leaves_no_partial_file_when_the_model_cannot_be_written(tmp_path):

@@ -103,6 +103,14 @@ def checkpoints(ckpt_dir: Path) -> list[Path]:
     return [p.with_suffix("") for p in sorted(found, reverse=True)]
 
 
+def checkpoint_step(base: Path) -> int:
+    """The PPO step count in a checkpoint's name (``ckpt_0000400000`` -> 400000); ``ValueError`` for another name."""
+    m = _NAME.fullmatch(base.with_suffix(".json").name)
+    if m is None:
+        raise ValueError(f"{base.name} is not a checkpoint name (ckpt_ and ten digits)")
+    return int(m.group(1))
+
+
 def _need(cond: bool, base: Path, what: str) -> None:
     if not cond:
         raise CheckpointError(f"{base.name}: {what}")
@@ -133,7 +141,7 @@ def read_checkpoint(base: Path, n_envs: int, obs_size: int) -> tuple[dict, bytes
         raise CheckpointError(f"{base.name}: its model file {zp.name} is missing or unreadable") from None
     _need(hashlib.sha256(blob).hexdigest() == body["zip_sha256"], base,
           f"{zp.name} does not match the checksum in {js.name} (truncated or replaced)")
-    steps = int(_NAME.fullmatch(js.name).group(1))
+    steps = checkpoint_step(base)
     _need(_is_int(body["num_timesteps"], steps, steps), base, f"num_timesteps is not {steps}")
     obs = body["last_obs"]
     _need(isinstance(obs, list) and len(obs) == n_envs
@@ -236,5 +244,5 @@ def resume_latest(ckpt_dir: Path, env, tb_dir: Path, obs_size: int, check_env_st
     return None
 
 
-__all__ = ["CheckpointError", "save_checkpoint", "checkpoints", "read_checkpoint", "restore_checkpoint",
-           "resume_latest"]
+__all__ = ["CheckpointError", "save_checkpoint", "checkpoints", "checkpoint_step", "checkpoint_net_weights",
+           "read_checkpoint", "restore_checkpoint", "resume_latest"]

@@ -351,7 +351,7 @@ def averaged_net(net: torch.nn.Module, ckpt_dir: Path, cfg: TrainConfig) -> tupl
     (SWA, Izmailov et al. 2018) gives a smoother policy than its last update alone."""
     import copy
 
-    from training.checkpoint import checkpoint_net_weights, checkpoints
+    from training.checkpoint import checkpoint_net_weights, checkpoint_step, checkpoints
 
     bases = checkpoints(ckpt_dir)[:cfg.average_last]
     states = [checkpoint_net_weights(b, cfg.n_envs, OBS_SIZE) for b in bases]
@@ -359,7 +359,7 @@ def averaged_net(net: torch.nn.Module, ckpt_dir: Path, cfg: TrainConfig) -> tupl
     out.load_state_dict({k: (sum(s[k].double() for s in states).div(len(states)).to(v.dtype)
                              if v.is_floating_point() else states[0][k])  # buffers such as index tables
                          for k, v in net.state_dict().items()})
-    return out, sorted(int(b.name.split("_")[1]) for b in bases)
+    return out, sorted(checkpoint_step(b) for b in bases)
 
 
 def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress: bool = True,
