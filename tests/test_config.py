@@ -162,8 +162,11 @@ def test_duplicate_forced_combos(combos: tuple) -> None:
     raises("repeats a race or a power", forced_combos=combos)
 
 
-@pytest.mark.parametrize("value", [None, 5, (5,), (("Orcs",),), (("Orcs", "Alchemist", "Hill"),), "Orcs"])
+@pytest.mark.parametrize("value", [None, 5, (5,), (("Orcs",),), (("Orcs", "Alchemist", "Hill"),), "Orcs", "",
+                                   {}, {"Orcs": "Alchemist"}, {("Orcs", "Alchemist")}, ("OA",), (["Orcs", "Hill"], "ab")])
 def test_malformed_forced_combos(value) -> None:
+    """Not a list of pairs: a ConfigError, never silently read as something else (an empty dict as no combos,
+    the two letters of "ab" as a race and a power)."""
     raises("forced_combos", forced_combos=value)
 
 
@@ -186,7 +189,7 @@ def test_necromancer_powers_rejects_spirit_and_stout(bad: str) -> None:
 
 
 @pytest.mark.parametrize("powers", [SIX[:5], SIX + ("Swamp",), (), SIX[:5] + ("alchemist",),
-                                    SIX[:5] + (" Alchemist ",), "Alchemist"])
+                                    SIX[:5] + (" Alchemist ",)])
 def test_necromancer_powers_need_six_different(powers) -> None:
     raises("must name 6 different powers", necromancer_powers=powers)
 
@@ -201,7 +204,8 @@ def test_necromancer_powers_other_errors() -> None:
     raises("needs necromancer=True", players=2, necromancer_powers=SIX)
     raises("needs necromancer=True", players=4, necromancer=False, necromancer_powers=SIX)
     raises("also in forced_combos", forced_combos=(("Orcs", "Hill"),), necromancer_powers=SIX)
-    raises("necromancer_powers must be None or 6 power names", necromancer_powers=6)
+    for bad in (6, "Alchemist", {p: 1 for p in SIX}, set(SIX)):
+        raises("necromancer_powers must be None or a list of 6 power names", necromancer_powers=bad)
 
 
 def test_necromancer_powers_accepted() -> None:

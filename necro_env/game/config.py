@@ -112,15 +112,16 @@ class GameConfig:
         for name in ("necromancer_starting_coins", "island_redeploy", "necromancer_diplomat", "conversion_to_well",
                      "skip_forced", "hide_coins"):
             need(isinstance(getattr(self, name), bool), f"{name} must be a bool, got {short_repr(getattr(self, name))}")
-        try:
-            combos = tuple(tuple(c) for c in self.forced_combos)
-        except TypeError:
-            raise ConfigError(f"forced_combos must be a sequence of (race, power) name pairs, "
-                              f"got {short_repr(self.forced_combos)}") from None
+        # a list or tuple (JSON gives lists): a dict, set or string would iterate into something else
+        need(isinstance(self.forced_combos, (list, tuple)),
+             f"forced_combos must be a list of (race, power) name pairs, got {short_repr(self.forced_combos)}")
+        for pair in self.forced_combos:
+            need(isinstance(pair, (list, tuple)) and len(pair) == 2,
+                 f"forced_combos entries must be (race, power) pairs, got {short_repr(pair)}")
+        combos = tuple(tuple(c) for c in self.forced_combos)
         object.__setattr__(self, "forced_combos", combos)
         races_seen, powers_seen = set(), set()
         for pair in combos:
-            need(len(pair) == 2, f"forced_combos entries must be (race, power) pairs, got {short_repr(pair)}")
             try:
                 r, p = race_id(pair[0]), power_id(pair[1])
             except ValueError as e:
@@ -131,11 +132,9 @@ class GameConfig:
             powers_seen.add(p)
         if self.necromancer_powers is not None:
             need(self.necromancer, "necromancer_powers needs necromancer=True")
-            try:
-                pw = tuple(self.necromancer_powers)
-            except TypeError:
-                raise ConfigError(f"necromancer_powers must be None or 6 power names, "
-                                  f"got {short_repr(self.necromancer_powers)}") from None
+            need(isinstance(self.necromancer_powers, (list, tuple)),
+                 f"necromancer_powers must be None or a list of 6 power names, got {short_repr(self.necromancer_powers)}")
+            pw = tuple(self.necromancer_powers)
             object.__setattr__(self, "necromancer_powers", pw)
             need(len(pw) == 6 and len(set(p.strip().lower() if isinstance(p, str) else short_repr(p) for p in pw)) == 6,
                  f"necromancer_powers must name 6 different powers, got {short_repr(pw)}")
