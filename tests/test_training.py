@@ -450,13 +450,13 @@ def test_final_policy_averages_the_last_checkpoints(tmp_path):
     """average_last: final.safetensors holds the mean of the weights of the newest checkpoints (the run's end
     included), its info names their steps; final.zip keeps the last weights to continue training from."""
     from necro_env.agents.torch_policy import read_policy_file
-    from training.checkpoint import checkpoint_net_weights, checkpoints
+    from training.checkpoint import checkpoint_net_weights, checkpoint_step, checkpoints
     from training.train import train
 
     run = train(tiny(tmp_path, total_steps=512, checkpoint_every=128, average_last=3), progress=False)
     net, _, info = read_policy_file(run / "final.safetensors")
     bases = checkpoints(run / "checkpoints")[:3]
-    assert info["averaged_checkpoints"] == [256, 384, 512] == sorted(int(b.name[5:]) for b in bases)
+    assert info["averaged_checkpoints"] == [256, 384, 512] == sorted(checkpoint_step(b) for b in bases)
     states = [checkpoint_net_weights(b, 2, OBS_SIZE) for b in bases]
     for k, v in net.state_dict().items():
         assert torch.allclose(v, (states[0][k] + states[1][k] + states[2][k]) / 3, atol=1e-6), k

@@ -420,10 +420,9 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
                     reset_num_timesteps=base is None, progress_bar=False,
                     tb_log_name="ppo")
     finished = model.num_timesteps >= cfg.total_steps or (clock is not None and clock.hit)
+    save_checkpoint(model, ckpt_dir)  # before the final policy: average_last reads the run's end from it
     if finished:
         model.save(run_dir / "final.zip")
-    save_checkpoint(model, ckpt_dir)
-    if finished:
         info = {"config": cfg.to_dict(), "steps": model.num_timesteps, "seconds": round(time.time() - t0),
                 "stopped_by": "max_minutes" if clock is not None and clock.hit else "total_steps"}
         net = model.policy.net

@@ -115,13 +115,10 @@ class GameConfig:
         # a list or tuple (JSON gives lists): a dict, set or string would iterate into something else
         need(isinstance(self.forced_combos, (list, tuple)),
              f"forced_combos must be a list of (race, power) name pairs, got {short_repr(self.forced_combos)}")
+        races_seen, powers_seen = set(), set()
         for pair in self.forced_combos:
             need(isinstance(pair, (list, tuple)) and len(pair) == 2,
                  f"forced_combos entries must be (race, power) pairs, got {short_repr(pair)}")
-        combos = tuple(tuple(c) for c in self.forced_combos)
-        object.__setattr__(self, "forced_combos", combos)
-        races_seen, powers_seen = set(), set()
-        for pair in combos:
             try:
                 r, p = race_id(pair[0]), power_id(pair[1])
             except ValueError as e:
@@ -130,6 +127,7 @@ class GameConfig:
                  f"forced_combos repeats a race or a power: {short_repr(pair)}")
             races_seen.add(r)
             powers_seen.add(p)
+        object.__setattr__(self, "forced_combos", tuple(tuple(c) for c in self.forced_combos))
         if self.necromancer_powers is not None:
             need(self.necromancer, "necromancer_powers needs necromancer=True")
             need(isinstance(self.necromancer_powers, (list, tuple)),
