@@ -12,7 +12,7 @@ from necro_env.agents import (
 from necro_env.agents import registry as registry_mod
 from necro_env.agents.registry import UntrustedPolicyError
 from necro_env.agents.greedy import tables, threat_of, attacker_mask, seat_regions
-from necro_env.agents.necromancer import POWER_RANK, power_rank
+from necro_env.agents.necromancer import POWER_RANK, BoldNecromancerHeuristic, power_rank
 from necro_env.evaluate import game_seeds, play_game
 from necro_env.game import Game, GameConfig, Kind, Phase, decode, encode
 from necro_env.game.catalog import GHOST, POWERS, power_id
@@ -435,6 +435,24 @@ def test_necromancer_conquers_away_from_attackers():
     st.coins[ns] = 0
     begin(g, st, ns, ready=True)               # readying takes the Island's Ghosts into hand
     assert act(NecromancerHeuristic(), g, st) == ("CONQUER", 20)
+
+
+def test_bold_heuristic_is_a_registered_variant_that_plays_differently():
+    """``heuristic_bold`` (a warm-start teacher) is the heuristic with a smaller exposure penalty in the
+    Necromancer's seat and GreedyAgent in a player seat; on the same seeded games it makes other choices."""
+    bold = make_policy("heuristic_bold", "necromancer")
+    assert isinstance(bold, NecromancerHeuristic) and type(bold) is BoldNecromancerHeuristic
+    assert bold.EXPOSURE < NecromancerHeuristic.EXPOSURE
+    assert type(make_policy("heuristic_bold", "player")) is GreedyAgent
+    g = Game(GameConfig(players=3))
+    differ = 0
+    for i in range(4):
+        recs = []
+        for necro in (NecromancerHeuristic(), bold):
+            seed, rngs = game_seeds(11, i, 3)
+            recs.append(play_game(g, [GreedyAgent(), GreedyAgent(), necro], seed, rngs))
+        differ += recs[0] != recs[1]
+    assert differ >= 1
 
 
 def test_sb3_policy_acts_on_observation_and_mask():

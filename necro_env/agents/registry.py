@@ -27,7 +27,9 @@ weights-only ``.safetensors`` policy files do.
 
 ``greedy`` and ``heuristic`` both name the scripted baseline of the role: ``GreedyAgent`` in a
 player seat, ``NecromancerHeuristic`` in the Necromancer's seat (so ``--players-policy heuristic``
-and ``--necromancer greedy`` work and mean the obvious thing). ``role`` is ``"player"`` or
+and ``--necromancer greedy`` work and mean the obvious thing). ``heuristic_bold`` is the heuristic
+Necromancer with a smaller exposure penalty, a warm-start teacher rather than a baseline
+(``GreedyAgent`` in a player seat). ``role`` is ``"player"`` or
 ``"necromancer"``. Unknown names and missing files raise ``ConfigError`` listing what exists.
 
 Factories registered at run time exist only in the process that registered them: evaluations with
@@ -174,6 +176,14 @@ def _scripted(role: str) -> Policy:
     return GreedyAgent()
 
 
+def _bold(role: str) -> Policy:
+    if role == "necromancer":
+        from .necromancer import BoldNecromancerHeuristic
+
+        return BoldNecromancerHeuristic()
+    return _scripted(role)
+
+
 def _load_safetensors(path: str, role: str) -> Policy:
     try:
         from .torch_policy import load_policy
@@ -191,6 +201,7 @@ def _load_zip(path: str, role: str) -> Policy:
 register_policy("random", _random)
 register_policy("greedy", _scripted)
 register_policy("heuristic", _scripted)
+register_policy("heuristic_bold", _bold)  # a warm-start teacher, not a baseline (agents/necromancer.py)
 register_loader(".safetensors", _load_safetensors, pickle=False)  # data only: safe from anyone
 register_loader(".zip", _load_zip, pickle=True)
 
