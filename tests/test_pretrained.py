@@ -97,3 +97,33 @@ def test_pretrained_player_acts_legally_on_every_seat_count(players, necro):
         if decisions >= 250:
             break
     assert decisions >= 250
+
+
+def test_acting_rules_sample_legally_and_a_cold_temperature_is_the_argmax():
+    """training/eval_acting_rule.py: a temperature policy draws only legal actions; near 0 it plays the
+    arg-max; a bad rule is refused."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from training.eval_acting_rule import acting_rule
+
+    base = make_policy("pretrained:necromancer_3p", "necromancer")
+    assert acting_rule(base, "argmax") is base
+    warm, cold = acting_rule(base, "1.0"), acting_rule(base, "1e-4")
+    g = Game(GameConfig(players=3))
+    st = g.new_state(3)
+    rng, same, necro_views = np.random.default_rng(0), 0, 0
+    greedy = make_policy("greedy", "player")
+    while not st.over and necro_views < 60:
+        view = View(g, st)
+        if st.decider == g.necro_seat and len(view.legal) > 1:
+            necro_views += 1
+            assert warm.act(view, rng) in view.legal
+            same += cold.act(view, rng) == base.act(view, rng)
+        g.apply(st, (base if st.decider == g.necro_seat else greedy).act(view, rng))
+    assert necro_views >= 20 and same == necro_views
+    with pytest.raises(ValueError, match="temperature"):
+        acting_rule(base, "hot")
+    with pytest.raises(ValueError, match="> 0"):
+        acting_rule(base, "0")
