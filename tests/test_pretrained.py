@@ -102,10 +102,6 @@ def test_pretrained_player_acts_legally_on_every_seat_count(players, necro):
 def test_acting_rules_sample_legally_and_a_cold_temperature_is_the_argmax():
     """training/eval_acting_rule.py: a temperature policy draws only legal actions; near 0 it plays the
     arg-max; a bad rule is refused."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from training.eval_acting_rule import acting_rule
 
     base = make_policy("pretrained:necromancer_3p", "necromancer")
