@@ -10,9 +10,13 @@ rounds) and the ratio to the first setup:
 * ``dummy, 2 threads``: the same with torch on 2 threads (the update's matrix products on both cores);
 * ``subproc, 1 thread``: SB3's SubprocVecEnv (a process per env), torch on 1 thread;
 * ``chunked 2, 1+2 threads``: ``training/vec_env.py``'s ChunkedSubprocVecEnv (the envs split over 2 worker
-  processes), torch on 1 thread while collecting and 2 during the update (``update_threads: 2``).
+  processes), torch on 1 thread while collecting and 2 during the update (``update_threads: 2``);
+* ``pipeline, 1 thread``: every env in this process, the update in a thread beside the next rollout's
+  collection (``pipeline: true``, ``training/pipeline.py``), torch on 1 thread in each.
 
-    python benchmarks/learner_speed.py [--steps 32768] [--repeats 3] [--config configs/necromancer_3p.yaml] [--json]
+``--setups`` picks some of them by their numbers in this list (1-5), the first picked being the reference.
+
+    python benchmarks/learner_speed.py [--steps 32768] [--repeats 3] [--config configs/necromancer_3p.yaml] [--setups 2,5] [--json]
 """
 from __future__ import annotations
 
@@ -27,20 +31,21 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-SETUPS = [("dummy, 1 thread", "dummy", 1, None), ("dummy, 2 threads", "dummy", 2, None),
-          ("subproc, 1 thread", "subproc", 1, None), ("chunked 2, 1+2 threads", "chunked", 1, 2)]
+SETUPS = [("dummy, 1 thread", "dummy", 1, None, False), ("dummy, 2 threads", "dummy", 2, None, False),
+          ("subproc, 1 thread", "subproc", 1, None, False), ("chunked 2, 1+2 threads", "chunked", 1, 2, False),
+          ("pipeline, 1 thread", "dummy", 1, None, True)]
 
 
-def one_run(cfg, vec_env: str, threads: int, update: int | None, steps: int, out: str) -> float:
+def one_run(cfg, vec_env: str, threads: int, update: int | None, pipeline: bool, steps: int, out: str) -> float:
     import torch
 
     from training.config import TrainConfig
     from training.train import train
 
     c = TrainConfig(**{**cfg.__dict__, "vec_env": vec_env, "torch_threads": threads, "total_steps": steps,
-                       "env_workers": 2, "update_threads": update,
+                       "env_workers": 2, "update_threads": update, "pipeline": pipeline,
                        "warm_start": None, "eval_every": 0, "checkpoint_every": 0, "max_minutes": None,
-                       "out_dir": out, "name": f"speed_{vec_env}_{threads}_{update}"})
+                       "out_dir": out, "name": f"speed_{vec_env}_{threads}_{update}_{int(pipeline)}"})
     t0 = time.perf_counter()
     train(c, force=True, progress=False)
     dt = time.perf_counter() - t0
@@ -53,22 +58,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=32768)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--config", default="configs/necromancer_3p.yaml")
+    p.add_argument("--setups", default=None, help="comma-separated setup numbers (1-5; default: all)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    setups = SETUPS
+    if args.setups:
+        try:
+            picked = [int(x) for x in args.setups.split(",")]
+        except ValueError:
+            p.error(f"--setups takes numbers 1-{len(SETUPS)} separated by commas, got {args.setups!r}")
+        if not picked or any(not 1 <= k <= len(SETUPS) for k in picked):
+            p.error(f"--setups takes numbers 1-{len(SETUPS)} separated by commas, got {args.setups!r}")
+        setups = [SETUPS[k - 1] for k in picked]
     from training.config import load_config
 
     cfg = load_config(args.config)
-    rates: dict[str, list[float]] = {name: [] for name, *_ in SETUPS}
+    rates: dict[str, list[float]] = {name: [] for name, *_ in setups}
     with tempfile.TemporaryDirectory() as out:
         for r in range(args.repeats):
-            order = SETUPS if r % 2 == 0 else SETUPS[::-1]
-            for name, vec, threads, update in order:
-                rates[name].append(one_run(cfg, vec, threads, update, args.steps, out))
-    base = statistics.median(rates[SETUPS[0][0]])
+            order = setups if r % 2 == 0 else setups[::-1]
+            for name, vec, threads, update, pipeline in order:
+                rates[name].append(one_run(cfg, vec, threads, update, pipeline, args.steps, out))
+    base = statistics.median(rates[setups[0][0]])
     print(f"MaskablePPO steps/s, {cfg.name}'s network and PPO settings, {args.steps} steps x {args.repeats} rounds "
           f"(median; wall clock)")
     print(f"{'setup':<24} {'steps/s':>8} {'ratio':>6}   rounds")
-    for name, *_ in SETUPS:
+    for name, *_ in setups:
         med = statistics.median(rates[name])
         print(f"{name:<24} {med:>8.0f} {med / base:>6.2f}   {', '.join(f'{x:.0f}' for x in rates[name])}")
     if args.json:

@@ -397,6 +397,8 @@ def test_progress_bar_and_quiet(tmp_path):
     ({"critic_warmup_steps": -5}, "critic_warmup_steps"),
     ({"critic_warmup_steps": 1.5}, "critic_warmup_steps"),
     ({"average_last": 0}, "average_last"),
+    ({"pipeline": "yes"}, "pipeline must be true or false"),
+    ({"pipeline": True, "update_threads": 2}, "pipeline and update_threads"),
     ({"warm_start": {"games": 0}}, "warm_start: games"),
     ({"warm_start": {"teacher": "heuristic", "lessons": 3}}, "unknown key"),
 ])
@@ -416,6 +418,64 @@ def test_max_minutes_stops_the_run_and_saves_the_final_policy(tmp_path):
     run2 = train(tiny(tmp_path, name="tiny2", checkpoint_every=0), progress=False)
     _, _, info2 = read_policy_file(run2 / "final.safetensors")
     assert info2["stopped_by"] == "total_steps" and info2["steps"] == 256
+
+
+def test_pipelined_training_overlaps_one_update_and_repeats(tmp_path):
+    """pipeline: true. Rollout k is collected by the weights the model held when it started (the newest
+    then), while the update on rollout k-1 runs beside it; every rollout, the last included, gets its
+    update; callbacks see no update running at a rollout's start; and the same seed gives the same weights."""
+    import threading
+
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    import training.pipeline as pipeline
+    from training.train import train
+
+    seen = []
+
+    class Watch(BaseCallback):
+        def _on_rollout_start(self) -> None:
+            assert not any(t.name == "ppo-update" for t in threading.enumerate())
+            seen.append((self.model._n_updates, {k: v.clone() for k, v in self.model.policy.state_dict().items()}))
+
+        def _on_step(self) -> bool:
+            return True
+
+    collected = []
+    real_learn, real_collect = pipeline.learn_pipelined, None
+
+    def learn(model, total, callback, **kw):
+        nonlocal real_collect
+        real_collect = model.collect_rollouts
+
+        def collect(env, cb, buf, n, use_masking=True):
+            collected.append({k: v.clone() for k, v in model.policy.state_dict().items()})
+            return real_collect(env, cb, buf, n, use_masking=use_masking)
+        model.collect_rollouts = collect
+        callback.callbacks.append(Watch())
+        try:
+            return real_learn(model, total, callback, **kw)
+        finally:
+            del model.collect_rollouts  # an instance attribute SB3 would try to save
+
+    pipeline.learn_pipelined = learn
+    try:
+        cfg = tiny(tmp_path, pipeline=True, policy="region", net={"d": 16, "hidden": 32}, total_steps=512,
+                   checkpoint_every=0)
+        run = train(cfg, progress=False)
+    finally:
+        pipeline.learn_pipelined = real_learn
+    rollouts = 512 // (cfg.n_envs * cfg.n_steps)
+    assert len(collected) == len(seen) == rollouts
+    for k, (n_updates, weights) in enumerate(seen):
+        assert n_updates == max(0, k - 1) * cfg.n_epochs  # one update behind: rollout k-1 trains during k
+        assert all(torch.equal(weights[n], collected[k][n]) for n in weights)
+    assert not all(torch.equal(seen[0][1][n], seen[-1][1][n]) for n in seen[0][1])
+
+    from necro_env.agents.torch_policy import read_policy_file
+    first = read_policy_file(run / "final.safetensors")[0].state_dict()
+    again = read_policy_file(train(cfg, force=True, progress=False) / "final.safetensors")[0].state_dict()
+    assert first.keys() == again.keys() and all(torch.equal(first[k], again[k]) for k in first)
 
 
 def test_critic_warmup_leaves_the_actor_as_it_is(tmp_path):

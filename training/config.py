@@ -77,6 +77,9 @@ class TrainConfig:
     torch_threads: torch's threads in the learner's process while it collects rollouts;
         update_threads: while it runs the PPO update (None: torch_threads). With "chunked" the
         workers are idle during the update, so update_threads 2 uses both cores then.
+    pipeline: overlap collection and update (``training/pipeline.py``): the next rollout is collected
+        by a copy of the weights while the update runs in a thread, so on 2 cores each gets one
+        (use with torch_threads 1 and vec_env "dummy"); the data is one update stale.
     max_minutes: wall-time cap of the whole run, warm start included (None: none). When it is
         reached, PPO stops at the next step and the final policy is saved as if total_steps had been
         reached (its info records the steps actually taken).
@@ -116,6 +119,7 @@ class TrainConfig:
     vec_env: str = "dummy"
     env_workers: int = 2
     update_threads: int | None = None
+    pipeline: bool = False
     seed: int = 0
     torch_threads: int = 1
     policy: str = "mlp"
@@ -156,6 +160,9 @@ class TrainConfig:
                  f"{k} must be a finite number, got {v!r}")
         for k in ("opponents", "necromancer_opponent", "eval_opponents", "out_dir"):
             need(isinstance(getattr(self, k), str), f"{k} must be a string, got {getattr(self, k)!r}")
+        need(isinstance(self.pipeline, bool), f"pipeline must be true or false, got {self.pipeline!r}")
+        need(not self.pipeline or self.update_threads is None,
+             "pipeline and update_threads do not mix: the update runs beside the collection, on torch_threads")
         need(isinstance(self.necromancer, bool), f"necromancer must be true or false, got {self.necromancer!r}")
 
         need(isinstance(self.name, str) and self.name.replace("_", "").replace("-", "").isalnum(),

@@ -415,7 +415,11 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     remaining = target - model.num_timesteps
     if progress:
         callbacks.append(Progress(target, evaluator if cfg.eval_every else None))
-    if remaining > 0:
+    if remaining > 0 and cfg.pipeline:
+        from training.pipeline import learn_pipelined
+
+        learn_pipelined(model, remaining, CallbackList(callbacks), tb_log_name="ppo", reset_num_timesteps=base is None)
+    elif remaining > 0:
         model.learn(total_timesteps=remaining, callback=CallbackList(callbacks),
                     reset_num_timesteps=base is None, progress_bar=False,
                     tb_log_name="ppo")
