@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             picked = [int(x) for x in args.setups.split(",")]
         except ValueError:
-            p.error(f"--setups takes numbers 1-{len(SETUPS)} separated by commas, got {args.setups!r}")
+            picked = []
         if not picked or any(not 1 <= k <= len(SETUPS) for k in picked):
             p.error(f"--setups takes numbers 1-{len(SETUPS)} separated by commas, got {args.setups!r}")
         setups = [SETUPS[k - 1] for k in picked]
