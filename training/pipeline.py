@@ -68,13 +68,6 @@ class _Update(threading.Thread):
             self.error = e
 
 
-def _spare_buffer(model):
-    buf = model.rollout_buffer
-    return type(buf)(model.n_steps, model.observation_space, model.action_space, model.device,
-                     gamma=model.gamma, gae_lambda=model.gae_lambda, n_envs=model.n_envs,
-                     **(model.rollout_buffer_kwargs or {}))
-
-
 def learn_pipelined(model, total_timesteps: int, callback=None, tb_log_name: str = "ppo",
                     reset_num_timesteps: bool = True, log_interval: int = 1,
                     switch_interval: float | None = 0.0005):
@@ -90,7 +83,7 @@ def learn_pipelined(model, total_timesteps: int, callback=None, tb_log_name: str
     steps_only.init_callback(model)
     live = model.policy
     collector = copy.deepcopy(live)
-    buffers = [model.rollout_buffer, _spare_buffer(model)]
+    buffers = [model.rollout_buffer, copy.deepcopy(model.rollout_buffer)]  # collect_rollouts resets each
     pending = None  # the rollout collected last, waiting for its update
     iteration = 0
     old_interval = sys.getswitchinterval()
