@@ -15,11 +15,17 @@ turn-based multi-agent environment. ``necro_env.env(...)`` gives the wrapped env
 
 | Import             | ``import necro_env; necro_env.env(...)`` (also ``pettingzoo.make("aec", "necro_env/NecromancerIsland-v1")``) |
 |--------------------|------------------------------------------------------------------|
-| Actions            | Discrete(509), the same for every agent and board                 |
+| Actions            | Discrete({NUM_ACTIONS}), the same for every agent and board |
 | Agents             | ``player_0`` ... ``player_{n-2}``, ``necromancer_0`` (base game: ``player_0`` ... ``player_{n-1}``) |
-| Observation        | Dict(observation=Box(0, high, (2709,), float32), action_mask=Box(0, 1, (509,), int8)) |
-| State              | Box(0, high, (2709,), float32): the full view (``Observer.state_vector``) |
+| Observation        | Dict(observation=Box(0, high, ({OBS_SIZE},), float32), action_mask=Box(0, 1, ({NUM_ACTIONS},), int8)) |
+| State              | Box(0, high, ({OBS_SIZE},), float32): the full view (``Observer.state_vector``) |
 | Rewards            | ``win`` (default), ``rank`` or ``coins``                          |
+
+The tables of this docstring (the numbers above, the action table and the observation
+blocks) and its version history are filled in when the module is imported, from
+``necro_env.game.action_table()``, ``necro_env.observe.OFFSETS`` and
+``necro_env.versions``; ``docs/SPEC.md`` is this text as a file (``python tools/spec_card.py``
+writes it, a test checks it is current).
 
 ## Arguments
 
@@ -66,51 +72,23 @@ his starting power, are selected when that decision comes. Nobody is asked to pa
 
 ## Action space
 
-One ``Discrete(509)`` for every agent, sized for the 48-region board; targets that
+One ``Discrete({NUM_ACTIONS})`` for every agent, sized for the {MAX_REGIONS}-region board; targets that
 do not exist on the board in play are always masked. Region arguments are region
 ids of the board; seat arguments are seat offsets clockwise from the decider.
 
-| kind          | offset | size | meaning |
-|---------------|-------:|-----:|---------|
-| PICK          |      0 |    6 | take combo k of the column (pays k coins) |
-| DECLINE       |      6 |    1 | go into decline |
-| ABANDON       |      7 |   48 | take every token off region r |
-| CONQUER       |     55 |   48 | conquer region r |
-| FINAL         |    103 |   48 | last conquest attempt with the reinforcement die |
-| END_CONQUEST  |    151 |    1 | stop conquering |
-| LIFT          |    152 |   48 | take 1 token off region r (before the first PLACE) |
-| PLACE         |    200 |   48 | put 1 token from hand on region r (also defenders, returned Ghosts) |
-| END_REDEPLOY  |    248 |    1 | finish the turn |
-| DRAGON        |    249 |   48 | Dragon Master conquest |
-| HERO          |    297 |   48 | Heroic: put a hero |
-| ENCAMP        |    345 |   48 | Bivouacking: put an encampment |
-| FORTRESS      |    393 |   48 | Fortified: put the turn's fortress |
-| CONVERT       |    441 |   48 | Sorcerers: convert a lone token |
-| BERSERK_ROLL  |    489 |    1 | Berserk: roll first |
-| STOUT_DECLINE |    490 |    1 | Stout: end the turn, then decline |
-| DIPLOMAT      |    491 |    5 | make peace with the seat at offset 1..5 |
-| NECRO_START   |    496 |    6 | the Necromancer's starting power (drawn badge k) |
-| BUY_GHOST     |    502 |    1 | buy a Ghost onto the Island |
-| BUY_POWER     |    503 |    5 | buy reserve power k |
-| END_BUY       |    508 |    1 | stop buying |
+{action_table}
 
-(``necro_env.game.action_table()`` gives these rows; a test checks this table.)
+(``necro_env.game.action_table()`` gives these rows; ``necro_env/game/actions.py`` says more
+about each kind.)
 
 ## Observation
 
-``observation``: 2709 float32 features, seat-relative (the viewer is seat 0; the
-Necromancer's seat carries a role flag), only what the viewer may know; the layout
-and every feature's offset are in ``necro_env.observe`` (``OFFSETS``):
+``observation``: {OBS_SIZE} float32 features (``necro_env.observe.OBS_SIZE``), seat-relative
+(the viewer is seat 0; the Necromancer's seat carries a role flag), only what the viewer may
+know; the layout and every feature's offset are in ``necro_env.observe`` (``OFFSETS``, and its
+module docstring's tables of every column and flat feature):
 
-| block         | start | length | content |
-|---------------|------:|-------:|---------|
-| region_static |     0 |    720 | 48 x 15: exists, terrain, mine/magic/cavern, border, first conquest, coastal, lake neighbour |
-| region        |   720 |    816 | 48 x 17: owner (relative seat, Lost Tribe, Ghost), active/declined, tokens, lair, fortress, encampments, hole, hero, dragon |
-| region_learn  |  1536 |    192 | 48 x 4: for the race acting now: conquest cost, reachable, affordable; threat to the occupant |
-| seat          |  1728 |    402 | 6 x 67: coins, active race and powers, declined races, hand, tray, regions, pact, ... |
-| combo         |  2130 |    222 | 6 x 37: race, power, coins on it, tokens |
-| necro         |  2352 |    256 | reserve, Island, Well, souls, price, affordable purchases, Ghosts that may return to the Island, powers in use, reserve and drawn powers per slot (hidden from players) |
-| glob          |  2608 |    101 | round, rounds left, phase, whose turn, the viewer's place in the round, the pending decision (Berserk roll, hand, hold, ...) |
+{observation_table}
 
 ``action_mask``: int8, 1 for the legal actions of the observed agent (all zeros
 for an agent that is not deciding now). Each call returns fresh arrays.
@@ -194,9 +172,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from . import versions
-from .game import NUM_ACTIONS, Game, GameConfig, State
+from .game import NUM_ACTIONS, Game, GameConfig, State, action_table
+from .game.board import MAX_REGIONS
 from .game.errors import ConfigError, IllegalActionError, NecroEnvError, StateError, short_repr
-from .observe import OBS_HIGH, OBS_SIZE, Observer
+from .observe import OBS_HIGH, OBS_SIZE, OFFSETS, ROW_WIDTHS, Observer
 from .record import (
     RECORD_FORMAT, RECORD_VERSION, agent_names, apply_all, check_actions, check_header, check_illegal_note,
     check_json, check_keys, generator_from_state, is_int, parse_record,
@@ -206,7 +185,90 @@ from .rewards import (
     terminal_rewards,
 )
 
-__doc__ = __doc__.replace("{version_history}", "\n".join(f"* {v}: {text}" for v, text in versions.VERSION_HISTORY))
+#: The "meaning" column of the docstring's action table, by kind (a test checks every kind has one).
+ACTION_MEANINGS = {
+    "PICK": "take combo k of the column (pays k coins)",
+    "DECLINE": "go into decline",
+    "ABANDON": "take every token off region r",
+    "CONQUER": "conquer region r",
+    "FINAL": "last conquest attempt with the reinforcement die",
+    "END_CONQUEST": "stop conquering",
+    "LIFT": "take 1 token off region r (before the first PLACE)",
+    "PLACE": "put 1 token from hand on region r (also defenders, returned Ghosts)",
+    "END_REDEPLOY": "finish the turn",
+    "DRAGON": "Dragon Master conquest",
+    "HERO": "Heroic: put a hero",
+    "ENCAMP": "Bivouacking: put an encampment",
+    "FORTRESS": "Fortified: put the turn's fortress",
+    "CONVERT": "Sorcerers: convert a lone token",
+    "BERSERK_ROLL": "Berserk: roll first",
+    "STOUT_DECLINE": "Stout: end the turn, then decline",
+    "DIPLOMAT": "make peace with the seat at offset 1..5",
+    "NECRO_START": "the Necromancer's starting power (drawn badge k)",
+    "BUY_GHOST": "buy a Ghost onto the Island",
+    "BUY_POWER": "buy reserve power k",
+    "END_BUY": "stop buying",
+}
+#: The "content" column of the docstring's observation table, by block (a test checks every block has one).
+BLOCK_CONTENTS = {
+    "region_static": "exists, terrain, mine/magic/cavern, border, first conquest, coastal, lake neighbour",
+    "region": "owner (relative seat, Lost Tribe, Ghost), active/declined, tokens, lair, fortress, encampments, "
+              "hole, hero, dragon",
+    "region_learn": "for the race acting now: conquest cost, reachable, affordable; threat to the occupant",
+    "seat": "coins, active race and powers, declined races, hand, tray, regions, pact, ...",
+    "combo": "race, power, coins on it, tokens",
+    "necro": "reserve, Island, Well, souls, price, affordable purchases, Ghosts that may return to the Island, "
+             "powers in use, reserve and drawn powers per slot (hidden from players)",
+    "glob": "round, rounds left, phase, whose turn, the viewer's place in the round, the pending decision "
+            "(Berserk roll, hand, hold, ...)",
+}
+
+
+def _markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: tuple[bool, ...]) -> str:
+    """A markdown table with padded columns (``right``: which columns are numbers, aligned right)."""
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+    widths[-1] = len(header[-1])  # the last column (prose) is not padded
+
+    def line(cells) -> str:
+        return "| " + " | ".join(str(c).rjust(w) if r else str(c).ljust(w)
+                                 for c, w, r in zip(cells, widths, right)).rstrip() + " |"
+
+    rule = "|" + "|".join(("-" * (w + 1) + ":") if r else "-" * (w + 2) for w, r in zip(widths, right)) + "|"
+    return "\n".join([line(header), rule] + [line(row) for row in rows])
+
+
+def action_markdown() -> str:
+    """The docstring's action table: ``necro_env.game.action_table()`` with a meaning per kind."""
+    rows = [(kind, str(offset), str(size), ACTION_MEANINGS.get(kind, "")) for kind, offset, size in action_table()]
+    return _markdown_table(("kind", "offset", "size", "meaning"), rows, (False, True, True, False))
+
+
+def observation_markdown() -> str:
+    """The docstring's observation table: the blocks of ``necro_env.observe.OFFSETS`` in order, with their rows."""
+    rows = []
+    for block, (start, length) in OFFSETS.items():
+        if "." in block:  # a flat feature of the necro or glob block
+            continue
+        width = ROW_WIDTHS.get(block)
+        shape = f"{length // width} x {width}: " if width else ""
+        rows.append((block, str(start), str(length), shape + BLOCK_CONTENTS.get(block, "")))
+    return _markdown_table(("block", "start", "length", "content"), rows, (False, True, True, False))
+
+
+def spec_card(template: str) -> str:
+    """The module docstring with its placeholders filled from the layout tables and the version history."""
+    fields = {
+        "NUM_ACTIONS": str(NUM_ACTIONS), "OBS_SIZE": str(OBS_SIZE), "MAX_REGIONS": str(MAX_REGIONS),
+        "action_table": action_markdown(), "observation_table": observation_markdown(),
+        "version_history": "\n".join(f"* {v}: {text}" for v, text in versions.VERSION_HISTORY),
+    }
+    for name, text in fields.items():
+        template = template.replace("{" + name + "}", text)
+    return template
+
+
+if __doc__:  # None under ``python -OO``
+    __doc__ = spec_card(__doc__)
 ENV_ID = versions.ENV_ID
 ENV_NAME = versions.ENV_NAME
 STATE_FORMAT = "necro_env/env_state"

@@ -1,6 +1,6 @@
 """The fixed action table (DESIGN.md §3) and the one source of legality (DESIGN.md §1).
 
-* 509 actions in contiguous sections; ``encode``/``decode`` are exact inverses;
+* NUM_ACTIONS actions in contiguous sections; ``encode``/``decode`` are exact inverses;
 * ``apply`` accepts exactly ``legal_actions`` and raises ``IllegalActionError`` (naming the action,
   the agent and the phase) on anything else, leaving the state untouched;
 * regions a board lacks are never legal; the mask and the list always agree;
@@ -42,8 +42,8 @@ def sample_states(players: int, necro: bool, games: int, every: int = 1, seed0: 
 # ---------------------------------------------------------------------------------------------- table
 
 def test_table_size_and_contiguity() -> None:
-    """DESIGN.md §3: one Discrete(509); sections contiguous, offsets computed from the sizes."""
-    assert NUM_ACTIONS == 509 == 29 + 10 * MAX_REGIONS
+    """DESIGN.md §3: one Discrete(NUM_ACTIONS); sections contiguous, offsets computed from the sizes."""
+    assert NUM_ACTIONS == sum(A.SIZES[k] for k in Kind if k not in REGION_KINDS) + len(REGION_KINDS) * MAX_REGIONS
     assert MAX_REGIONS == 48
     rows = action_table()
     assert [r[0] for r in rows] == [k.name for k in Kind]

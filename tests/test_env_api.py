@@ -126,7 +126,7 @@ def test_spaces_identical_everywhere() -> None:
             a = env.action_space(agent)
             o = env.observation_space(agent)
             assert a is env.action_space(agent) and o is env.observation_space(agent)
-            assert isinstance(a, spaces.Discrete) and a.n == NUM_ACTIONS == 509
+            assert isinstance(a, spaces.Discrete) and a.n == NUM_ACTIONS == sum(size for _, _, size in action_table())
             assert isinstance(o, spaces.Dict) and set(o.spaces) == {"observation", "action_mask"}
             box, mask = o["observation"], o["action_mask"]
             assert box.shape == (OBS_SIZE,) and box.dtype == np.float32 and (box.low == 0).all()
@@ -450,20 +450,57 @@ def test_pickle_fresh_env(make) -> None:
 
 
 # ------------------------------------------------------------------------------ the spec card
+def _table_rows(doc: str, first_header: str) -> list[list[str]]:
+    """The cells of the markdown table whose header row starts with ``| first_header``."""
+    lines = doc.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} "))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
 def test_docstring_is_a_spec_card() -> None:
-    """The env docstring lists the action table, the observation blocks, the rewards and the version history."""
+    """The env docstring lists the action table, the observation blocks, the rewards and the version history;
+    its numbers and tables are generated from the action table and OFFSETS, row for row."""
     doc = necro_env.env.__doc__
-    for kind, offset, size in action_table():
-        assert any(line.startswith(f"| {kind:<13} |") and line.split("|")[2].strip() == str(offset)
-                   and line.split("|")[3].strip() == str(size) for line in doc.splitlines()), kind
-    for block in ("region_static", "region", "seat", "combo", "necro", "glob"):
-        start, length = OFFSETS[block]
-        assert any(line.startswith(f"| {block:<13} |") and line.split("|")[2].strip() == str(start)
-                   and line.split("|")[3].strip() == str(length) for line in doc.splitlines()), block
-    assert f"({OBS_SIZE},)" in doc and "Discrete(509)" in doc
+    actions = [(kind, int(offset), int(size)) for kind, offset, size, _ in _table_rows(doc, "kind")]
+    assert actions == [tuple(row) for row in action_table()]
+    assert sum(size for _, _, size in actions) == NUM_ACTIONS
+    blocks = [(b, int(start), int(length)) for b, start, length, _ in _table_rows(doc, "block")]
+    assert blocks == [(b, s, n) for b, (s, n) in OFFSETS.items() if "." not in b]
+    assert blocks[0][1] == 0 and all(s + n == s2 for (_, s, n), (_, s2, _) in zip(blocks, blocks[1:]))
+    assert blocks[-1][1] + blocks[-1][2] == OBS_SIZE
+    assert f"({OBS_SIZE},)" in doc and f"Discrete({NUM_ACTIONS})" in doc and "{" + "OBS_SIZE}" not in doc
     for word in ("``win``", "``rank``", "``coins``", "Version history", "v0", "necromancer_0"):
         assert word in doc
     assert raw_env.__doc__ and necro_env.env.__module__ == "necro_env.env"
+
+
+def test_spec_card_describes_every_block_and_action_kind() -> None:
+    """A new block or action kind needs its line of prose in the spec card (the numbers are generated)."""
+    import sys
+
+    env_module = sys.modules["necro_env.env"]  # the attribute necro_env.env is the function
+    assert set(env_module.ACTION_MEANINGS) == {kind for kind, _, _ in action_table()}
+    assert set(env_module.BLOCK_CONTENTS) == {b for b in OFFSETS if "." not in b}
+    assert all(_table_rows(necro_env.env.__doc__, "kind")[i][3] for i in range(len(action_table())))
+
+
+def test_spec_card_file_is_current() -> None:
+    """docs/SPEC.md is the generated docstring: changing the layout or the actions without
+    ``python tools/spec_card.py`` fails here."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("spec_card_tool", root / "tools" / "spec_card.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert (root / "docs" / "SPEC.md").read_text(encoding="utf-8") == tool.render(), \
+        "docs/SPEC.md is not current: run python tools/spec_card.py"
 
 
 def test_deepcopy_copies_the_game_in_progress() -> None:

@@ -74,12 +74,18 @@ def test_layout_is_contiguous_and_documented() -> None:
     """Blocks tile the vector exactly; the docstring's tables (blocks, row columns with their divisors,
     flat features) are generated from OFFSETS, the column tables and SCALES."""
     blocks = ["region_static", "region", "region_learn", "seat", "combo", "necro", "glob"]
+    assert [b for b in OFFSETS if "." not in b] == blocks
     pos = 0
     for b in blocks:
         start, length = OFFSETS[b]
-        assert start == pos
+        assert start == pos and length > 0
+        if b in O.ROW_WIDTHS:
+            assert length % O.ROW_WIDTHS[b] == 0
         pos += length
-    assert pos == OBS_SIZE == 2709
+    assert pos == OBS_SIZE
+    rows = {"region_static": O.R, "region": O.R, "region_learn": O.R, "seat": O.MAX_SEATS, "combo": O.COLUMN_SLOTS}
+    assert OBS_SIZE == (sum(n * O.ROW_WIDTHS[b] for b, n in rows.items())
+                        + sum(w for _, w in O._NECRO_FEATURES) + sum(w for _, w in O._GLOB_FEATURES))
     for blk, feats in (("necro", O._NECRO_FEATURES), ("glob", O._GLOB_FEATURES)):
         s, n = OFFSETS[blk]
         assert sum(w for _, w in feats) == n

@@ -12,6 +12,7 @@ import pytest
 
 import necro_env
 from necro_env import cli, replay
+from necro_env.game import NUM_ACTIONS
 from necro_env.game.errors import StateError
 from necro_env.record import iter_replay
 
@@ -117,7 +118,7 @@ def test_corrupt_records_raise_state_error() -> None:
     bad = copy.deepcopy(rec)
     env = replay(corrupt(rec, actions=rec["actions"][:k], over=None, result=None))
     legal = set(env.game.legal_actions(env.game_state))
-    bad["actions"][k] = next(a for a in range(509) if a not in legal)
+    bad["actions"][k] = next(a for a in range(NUM_ACTIONS) if a not in legal)
     cases.append((bad, f"step {k} is illegal"))
     missing = copy.deepcopy(rec)
     del missing["seed"]

@@ -28,7 +28,7 @@ import necro_env
 from necro_env import cli
 from necro_env.agents.registry import PolicyFileError, UntrustedPolicyError, check_policy, make_policy
 from necro_env.env import EnvUsageError, UnknownAgentError
-from necro_env.game import Game, GameConfig, State
+from necro_env.game import NUM_ACTIONS, Game, GameConfig, State
 from necro_env.game.catalog import GHOST
 from necro_env.game.engine import bits
 from necro_env.game.errors import ConfigError, NecroEnvError, StateError, UnknownOptionError
@@ -426,7 +426,7 @@ def test_an_edited_illegal_note_is_caught_by_verification():
     env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
     saved = json.loads(json.dumps(env.get_state()))
     legal = env.unwrapped.game.legal_actions(env.unwrapped.game_state)
-    other = next(a for a in range(509) if a not in legal and a != saved["illegal"]["action"])
+    other = next(a for a in range(NUM_ACTIONS) if a not in legal and a != saved["illegal"]["action"])
     target, _ = fresh_target(players=3)
     for edit in ({"action": other}, {"message": "made up"}):
         bad = copy.deepcopy(saved)

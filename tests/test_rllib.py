@@ -26,6 +26,7 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa
 import necro_env  # noqa: E402
 from necro_env.agents.base import UntrustedPolicyError, View  # noqa: E402
 from necro_env.agents.registry import make_policy  # noqa: E402
+from necro_env.game import NUM_ACTIONS  # noqa: E402
 from training.rllib_config import config_from_dict  # noqa: E402
 from training.rllib_train import _callbacks_class, checkpoints, make_env, train  # noqa: E402
 
@@ -41,7 +42,7 @@ def ray_session():
 
 def _illegal_probe(penv: PettingZooEnv) -> PettingZooEnv:
     """Seed the first agent's action space so that RLlib's unmasked probe (reset(seed=42), one sample) is
-    illegal, as it is for all but a few of the 509 actions (the check does not seed the space itself)."""
+    illegal, as it is for all but a few of the NUM_ACTIONS actions (the check does not seed the space itself)."""
     twin = necro_env.env(players=3)
     twin.reset(seed=42)
     agent = twin.agent_selection
@@ -76,7 +77,7 @@ def test_metrics_callback_counts_illegal_actions() -> None:
     env = necro_env.env(players=3)
     env.reset(seed=0)
     legal = set(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))
-    env.step(next(a for a in range(509) if a not in legal))
+    env.step(next(a for a in range(NUM_ACTIONS) if a not in legal))
     infos = {a: env.infos[a] for a in env.agents}
 
     class Episode:
