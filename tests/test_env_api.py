@@ -6,6 +6,7 @@ space), §5 (rewards).
 from __future__ import annotations
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -474,6 +475,10 @@ def test_docstring_is_a_spec_card() -> None:
     assert blocks[0][1] == 0 and all(s + n == s2 for (_, s, n), (_, s2, _) in zip(blocks, blocks[1:]))
     assert blocks[-1][1] + blocks[-1][2] == OBS_SIZE
     assert f"({OBS_SIZE},)" in doc and f"Discrete({NUM_ACTIONS})" in doc and "{" + "OBS_SIZE}" not in doc
+    # every size the text names is the code's: Box shapes, Discrete sizes, the feature count
+    assert {int(n) for n in re.findall(r"Box\(0, (?:high|1), \((\d+),\)", doc)} == {OBS_SIZE, NUM_ACTIONS}
+    assert {int(n) for n in re.findall(r"Discrete\((\d+)\)", doc)} == {NUM_ACTIONS}
+    assert {int(n) for n in re.findall(r"``observation``: (\d+) float32", doc)} == {OBS_SIZE}
     for word in ("``win``", "``rank``", "``coins``", "Version history", "v0", "necromancer_0"):
         assert word in doc
     assert raw_env.__doc__ and necro_env.env.__module__ == "necro_env.env"
