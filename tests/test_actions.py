@@ -41,6 +41,15 @@ def sample_states(players: int, necro: bool, games: int, every: int = 1, seed0: 
 
 # ---------------------------------------------------------------------------------------------- table
 
+def test_module_docstring_table_matches_the_code() -> None:
+    """actions.py's hand-written table (kinds, sizes, total) is checked against the code's table."""
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in A.__doc__.splitlines()
+            if line.startswith("| ") and not line.startswith("| kind")]
+    sizes = {"R": MAX_REGIONS}
+    assert [(kind, sizes.get(size) or int(size)) for kind, size, *_ in rows] == [(k, n) for k, _, n in action_table()]
+    assert A.__doc__.rstrip().endswith(f"= {NUM_ACTIONS}.")
+
+
 def test_table_size_and_contiguity() -> None:
     """DESIGN.md §3: one Discrete(NUM_ACTIONS); sections contiguous, offsets computed from the sizes."""
     assert NUM_ACTIONS == sum(A.SIZES[k] for k in Kind if k not in REGION_KINDS) + len(REGION_KINDS) * MAX_REGIONS
