@@ -75,6 +75,9 @@ _DIPLOMAT = int(Phase.DIPLOMAT)
 _NECRO_START = int(Phase.NECRO_START)
 _OVER = int(Phase.OVER)
 _CONQUER_A, _ABANDON_A = A.CONQUER, A.ABANDON
+_KINDS_BY_VALUE = sorted(Kind)
+if [int(k) for k in _KINDS_BY_VALUE] != list(range(len(Kind))):
+    raise ImportError("actions.Kind's values must be 0..n-1: Game's dispatch table is indexed by them")
 _LIFT_A, _PLACE_A, _HERO_A, _FINAL_A, _DRAGON_A = A.LIFT, A.PLACE, A.HERO, A.FINAL, A.DRAGON
 # The legality builders list actions in index order without sorting: they rely on this order.
 if not (A.DECLINE < A.ABANDON < A.CONQUER < A.FINAL < A.END_CONQUEST < A.LIFT < A.PLACE < A.END_REDEPLOY
@@ -156,7 +159,8 @@ class Game:
         # in lower case), bound once here; ``_dispatch`` holds per action index its handler and argument.
         self._handlers: dict[Kind, Callable[[State, int], None]] = {
             k: getattr(self, "_do_" + k.name.lower()) for k in Kind}
-        self._dispatch = [(self._handlers[Kind(k)], arg) for k, arg in zip(A.KIND_OF, A.ARG_OF)]
+        by_int = [self._handlers[k] for k in _KINDS_BY_VALUE]
+        self._dispatch = [(by_int[k], arg) for k, arg in zip(A.KIND_OF, A.ARG_OF)]
 
     # ------------------------------------------------------------------ set-up
     def new_state(self, seed: int = 0) -> State:
