@@ -113,9 +113,7 @@ _NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
 def berserk_cost(cost: int, roll: int) -> int:
     """Tokens a conquest costing ``cost`` takes after a Berserk roll of ``roll``: the roll comes off the
     cost, at least 1 token is still needed (RULES §1.6, §2.2). ``roll`` 0 leaves the cost (at least 1).
-
-    The one place this is computed: the engine's legality and its CONQUER in phase BERSERK, and the
-    greedy player, call it."""
+    The engine's legality, its CONQUER in phase BERSERK and the greedy player all compute it here."""
     c = cost - roll
     return c if c > 1 else 1
 
