@@ -149,7 +149,7 @@ from .game import Game, Phase, State
 from .game.board import MAX_REGIONS
 from .game.catalog import GHOST, GHOULS, NUM_OCCUPANTS, NUM_POWERS, NUM_RACES, tokens_at_pickup
 from .game.engine import bits as _bits
-from .game.state import ACTIVE, DECLINED, GHOSTLY, TRIBE
+from .game.state import ACTIVE, DECLINED, GHOSTLY, GHOUL_SEGMENT, TRIBE
 
 MAX_SEATS = 6
 R = MAX_REGIONS
@@ -1007,7 +1007,7 @@ class Observer:
         rnd, berserk, last_die = st.round, st.berserk, st.last_die
         cold = (rnd, rnd >= self._game_turns, max(0, self._game_turns - rnd), len(st.race_deck), len(st.power_deck) + len(st.power_discard), over,
                 berserk, berserk >= 0, last_die >= 0, last_die if last_die > 0 else 0, st.defend_race, st.hold,
-                st.segment == 0, st.picked, st.dragon_used, st.fort_used, st.hero_pool, st.encamp_pool,
+                st.segment == GHOUL_SEGMENT, st.picked, st.dragon_used, st.fort_used, st.hero_pool, st.encamp_pool,
                 st.holes_placed, st.amazon_held)
         if cold != self._glob_cold:
             _write_changes(c, self._glob_cold_spec, cold, self._glob_cold)

@@ -20,7 +20,7 @@ import numpy as np
 
 from necro_env.game import Game, Phase, State
 from necro_env.game.catalog import GHOST, GHOULS, NUM_RACES, tokens_at_pickup
-from necro_env.game.state import ACTIVE, DECLINED, GHOSTLY, TRIBE
+from necro_env.game.state import ACTIVE, DECLINED, GHOSTLY, GHOUL_SEGMENT, TRIBE
 from necro_env.observe import MAX_SEATS, OBS_SIZE, OFFSETS, ROW_TABLES, ROW_WIDTHS, SCALES
 
 
@@ -232,7 +232,7 @@ def _encode(game: Game, st: State, viewer: int | None, hide_coins: bool, hide_re
     acting = st.defend_race if st.phase == Phase.DEFEND else st.cur_race
     vec.flat_scaled("glob.acting_hand", st.hand[acting] if acting >= 0 else 0)
     vec.flat_scaled("glob.hold", st.hold)
-    vec.flat("glob.ghoul_segment", st.segment == 0)
+    vec.flat("glob.ghoul_segment", st.segment == GHOUL_SEGMENT)
     vec.flat("glob.started", 1, k=st.started)
     for name in ("picked", "placed", "dragon_used", "fort_used"):
         vec.flat(f"glob.{name}", getattr(st, name))

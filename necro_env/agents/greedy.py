@@ -81,6 +81,7 @@ from necro_env.game.catalog import (
     P_MERCHANT, P_PILLAGING, WEALTHY_BONUS,
     tokens_at_pickup,
 )
+from necro_env.game.engine import berserk_cost
 from necro_env.game.engine import bits as _bits
 from necro_env.game.state import ACTIVE, GHOSTLY, Phase
 
@@ -366,6 +367,7 @@ class GreedyAgent(BasePolicy):
         return by_kind.get(K_END_CONQUEST, legal)[0]
 
     def _best_conquest(self, view: View, race: int, acts: list[int], ctx: dict, rng, roll: int):
+        """The conquest with the most value per token it costs, after a Berserk roll of ``roll`` (0: none)."""
         g, st = view.game, view.state
         best_acts, scores = [], []
         for a in acts:
@@ -373,9 +375,8 @@ class GreedyAgent(BasePolicy):
             v = self.region_value(view, race, r, ctx)
             if v <= 0.05:
                 continue
-            c = g.conquest_cost(st, r) - roll
             best_acts.append(a)
-            scores.append(v / (c if c > 1 else 1))
+            scores.append(v / berserk_cost(g.conquest_cost(st, r), roll))
         if not best_acts:
             return None
         return pick_best(best_acts, scores, rng)

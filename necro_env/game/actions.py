@@ -112,8 +112,8 @@ for _k in Kind:
     for _i in range(SIZES[_k]):
         _DECODE.append((_k, _i + ARG_BASE[_k]))
 
-# Kinds as plain ints, and per action index its kind / argument as plain ints, for the hot paths
-# (the engine's dispatch, the bots): comparing plain ints is cheaper than comparing ``Kind`` members.
+# Kinds as plain ints, and per action index its kind / argument as plain ints, for the hot paths (the
+# bots; the engine's per-action dispatch table): comparing plain ints is cheaper than comparing ``Kind`` members.
 K_PICK = int(Kind.PICK)
 K_DECLINE = int(Kind.DECLINE)
 K_ABANDON = int(Kind.ABANDON)

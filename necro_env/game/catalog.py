@@ -17,18 +17,19 @@ runs every ``score`` hook and ``_discounts`` every ``discount`` hook (a test che
 that each method listed exists and that a flag power's flag is read in one of them):
 
     Alchemist       _score
-    Berserk         _legal_conquer (BERSERK_ROLL), _do (the roll; CONQUER in phase BERSERK),
-                    _compute_legal (phase BERSERK: the targets the roll makes affordable)
-    Bivouacking     _start_redeploy (lift the encampments), _legal_redeploy, _do (ENCAMP),
+    Berserk         _legal_conquer (BERSERK_ROLL), _do_berserk_roll, _do_conquer (phase BERSERK),
+                    _compute_legal (phase BERSERK: the targets the roll makes affordable; both
+                    take the roll off the cost with the module's ``berserk_cost``)
+    Bivouacking     _start_redeploy (lift the encampments), _legal_redeploy, _do_encamp,
                     _next_defender, _defend_step (a defender re-places them), _decline
     Commando        _discounts
-    Diplomat        _end_redeploy (phase DIPLOMAT), _diplomat_ok, _do (DIPLOMAT), _protected,
+    Diplomat        _end_redeploy (phase DIPLOMAT), _diplomat_ok, _do_diplomat, _protected,
                     _begin_turn (the pact ends)
-    Dragon Master   _legal_conquer (DRAGON), _dragon, _recompute_immune, _clear_markers, _decline
+    Dragon Master   _legal_conquer (DRAGON), _do_dragon, _recompute_immune, _clear_markers, _decline
     Flying          _reach
     Forest          _score
-    Fortified       _legal_redeploy (FORTRESS), _do (FORTRESS), _score (coins per fortress)
-    Heroic          _start_redeploy (lift the heroes), _legal_redeploy (HERO), _do (HERO),
+    Fortified       _legal_redeploy (FORTRESS), _do_fortress, _score (coins per fortress)
+    Heroic          _start_redeploy (lift the heroes), _legal_redeploy (HERO), _do_hero,
                     _clear_markers, _decline
     Hill            _score
     Merchant        _score

@@ -37,17 +37,13 @@ Readings fixed here (where RULES.md leaves the engine a choice):
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
 from . import actions as A
 from . import rng as R
-from .actions import (
-    K_ABANDON, K_BERSERK_ROLL, K_BUY_GHOST, K_BUY_POWER, K_CONQUER, K_CONVERT, K_DECLINE, K_DIPLOMAT, K_DRAGON,
-    K_ENCAMP, K_END_BUY, K_END_CONQUEST, K_END_REDEPLOY, K_FINAL, K_FORTRESS, K_HERO, K_LIFT, K_NECRO_START, K_PICK,
-    K_PLACE, K_STOUT_DECLINE, NUM_ACTIONS, decode,
-)
+from .actions import NUM_ACTIONS, Kind, decode
 from .board import MOUNTAIN, Board, load_board
 from .catalog import (
     AMAZONS, ELVES, GHOST, GHOULS, GIANTS, HALFLINGS, LOST_TRIBE, NUM_OCCUPANTS,
@@ -60,14 +56,14 @@ from .catalog import (
 from .config import GameConfig
 from .errors import ConfigError, IllegalActionError, StateError
 from .state import (
-    ABANDONED, ACTIVE, CONQUERED, DECLINED, FROM_AMAZON_HOLD, FROM_ISLAND, GHOSTLY, NOT_STARTED, TRIBE, UNUSED,
-    Phase, State,
+    ABANDONED, ACTIVE, CONQUERED, DECLINED, FROM_AMAZON_HOLD, FROM_ISLAND, GHOSTLY, GHOUL_SEGMENT, MAIN_SEGMENT,
+    NOT_STARTED, TRIBE, UNUSED, Phase, State,
 )
 from .validate import conservation_errors, validate_state
 
 DIE_FACES = (0, 0, 0, 1, 2, 3)
+MAX_ROLL = max(DIE_FACES)
 COLUMN_SIZE = 6
-GHOUL_SEGMENT, MAIN_SEGMENT = 0, 1
 
 _CONQUER = int(Phase.CONQUER)
 _REDEPLOY = int(Phase.REDEPLOY)
@@ -79,7 +75,9 @@ _DIPLOMAT = int(Phase.DIPLOMAT)
 _NECRO_START = int(Phase.NECRO_START)
 _OVER = int(Phase.OVER)
 _CONQUER_A, _ABANDON_A = A.CONQUER, A.ABANDON
-_DECODE_INT = list(zip(A.KIND_OF, A.ARG_OF))  # action index -> (kind as a plain int, argument)
+_KINDS_BY_VALUE = sorted(Kind)
+if [int(k) for k in _KINDS_BY_VALUE] != list(range(len(Kind))):
+    raise ImportError("actions.Kind's values must be 0..n-1: Game's dispatch table is indexed by them")
 _LIFT_A, _PLACE_A, _HERO_A, _FINAL_A, _DRAGON_A = A.LIFT, A.PLACE, A.HERO, A.FINAL, A.DRAGON
 # The legality builders list actions in index order without sorting: they rely on this order.
 if not (A.DECLINE < A.ABANDON < A.CONQUER < A.FINAL < A.END_CONQUEST < A.LIFT < A.PLACE < A.END_REDEPLOY
@@ -110,6 +108,14 @@ def bits(m: int) -> tuple[int, ...]:
 
 
 _NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+
+def berserk_cost(cost: int, roll: int) -> int:
+    """Tokens a conquest costing ``cost`` takes after a Berserk roll of ``roll``: the roll comes off the
+    cost, at least 1 token is still needed (RULES §1.6, §2.2). ``roll`` 0 leaves the cost (at least 1).
+    The engine's legality, its CONQUER in phase BERSERK and the greedy player all compute it here."""
+    c = cost - roll
+    return c if c > 1 else 1
 
 
 class Game:
@@ -147,6 +153,12 @@ class Game:
         self.forced_powers = [power_id(p) for _, p in config.forced_combos]
         self.necro_forced = ([power_id(p) for p in config.necromancer_powers]
                              if config.necromancer_powers else None)
+        # Dispatch of ``apply``: each action kind is carried out by one method, ``_do_<kind>`` (its name
+        # in lower case), bound once here; ``_dispatch`` holds per action index its handler and argument.
+        self._handlers: dict[Kind, Callable[[State, int], None]] = {
+            k: getattr(self, "_do_" + k.name.lower()) for k in Kind}
+        by_int = [self._handlers[k] for k in _KINDS_BY_VALUE]
+        self._dispatch = [(by_int[k], arg) for k, arg in zip(A.KIND_OF, A.ARG_OF)]
 
     # ------------------------------------------------------------------ set-up
     def new_state(self, seed: int = 0) -> State:
@@ -513,8 +525,7 @@ class Game:
             roll = st.berserk
             out = []
             for r in bits(self._reach(st, race)):
-                c = self._cost(st, r, disc, giants) - roll
-                if (c if c > 1 else 1) <= hand:
+                if berserk_cost(self._cost(st, r, disc, giants), roll) <= hand:
                     out.append(A.CONQUER + r)
             out.append(A.END_CONQUEST)
             return out
@@ -563,8 +574,8 @@ class Game:
                       - ((giants >> r) & 1) for r in rs]  # = self._cost, inlined (the hottest loop)
                 conquer = [_CONQUER_A + r for r, c in zip(rs, cs) if c <= hand]
                 out += conquer
-                if powers & P_BERSERK:
-                    berserk = min(cs) - 3 <= hand
+                if powers & P_BERSERK:  # the roll is offered when the best face would make a target affordable
+                    berserk = berserk_cost(min(cs), MAX_ROLL) <= hand
                 elif not conquer:
                     out += [_FINAL_A + r for r, c in zip(rs, cs) if c - hand <= 3]
                 elif self.final_die_any:
@@ -673,79 +684,88 @@ class Game:
             self._do(st, la[0])
 
     def _do(self, st: State, action: int) -> None:
-        """Carry out a legal action (no check); the kinds are tested in order of how often they come."""
-        k, arg = _DECODE_INT[action]
+        """Carry out a legal action (no check): the ``_do_<kind>`` method of its kind, with its argument."""
+        do, arg = self._dispatch[action]
         st._legal = None
         st.decisions += 1
-        if k == K_PLACE:
-            self._place(st, arg)
-        elif k == K_CONQUER:
-            race = st.cur_race
-            if st.phase == _BERSERK:
-                roll = st.berserk
-                c = self.conquest_cost(st, arg) - roll
-                st.berserk = -1
-                st.phase = _CONQUER
-                self._conquer(st, arg, c if c > 1 else 1)
-            else:
-                self._conquer(st, arg, self.conquest_cost(st, arg, race))
-        elif k == K_LIFT:
-            st.tok[arg] -= 1
-            st.hand[st.cur_race] += 1
-        elif k == K_END_CONQUEST:
+        do(st, arg)
+
+    # The ``_do_<kind>`` methods of the short action kinds; the longer ones (``_do_pick``, ``_do_abandon``,
+    # ``_do_final``, ``_do_dragon``, ``_do_convert``, ``_do_place``, ``_do_decline``, ``_do_necro_start``)
+    # sit with the rules they carry out. A kind without an argument ignores ``_``.
+    def _do_conquer(self, st: State, r: int) -> None:
+        """Conquer ``r``, paying its cost (RULES §1.6); in phase BERSERK the roll comes off the cost (§2.2)."""
+        if st.phase == _BERSERK:
+            cost = berserk_cost(self.conquest_cost(st, r), st.berserk)
             st.berserk = -1
-            self._start_redeploy(st)
-        elif k == K_END_REDEPLOY:
-            self._end_redeploy(st, stout=False)
-        elif k == K_PICK:
-            self._pick(st, arg)
-        elif k == K_ABANDON:
-            self._abandon(st, arg)
-        elif k == K_FINAL:
-            self._final(st, arg)
-        elif k == K_DECLINE:
-            self._decline_now(st)
-        elif k == K_DRAGON:
-            self._dragon(st, arg)
-        elif k == K_HERO:
-            st.hero[arg] = 1
-            st.hero_pool -= 1
-            st.immune |= 1 << arg
-        elif k == K_ENCAMP:
-            st.encamp[arg] += 1
-            st.encamp_pool -= 1
-            if st.phase == _DEFEND:
-                self._defend_step(st)
-        elif k == K_FORTRESS:
-            st.fort[arg] = 1
-            st.fort_used = 1
-        elif k == K_CONVERT:
-            self._convert(st, arg)
-        elif k == K_BERSERK_ROLL:
-            st.berserk = self._roll(st)
-            st.phase = _BERSERK
-        elif k == K_STOUT_DECLINE:
-            self._end_redeploy(st, stout=True)
-        elif k == K_DIPLOMAT:
-            target = (st.decider + arg) % self.num_seats
-            st.pact[st.turn_seat] = target
-            self._end_turn(st)
-        elif k == K_NECRO_START:
-            self._necro_start(st, arg)
-        elif k == K_BUY_GHOST:
-            st.coins[st.decider] -= self.purchase_price(st)
-            st.tray[GHOST] -= 1
-            st.island += 1
-            st.bought_ghosts += 1
-            self._after_purchase(st)
-        elif k == K_BUY_POWER:
-            st.coins[st.decider] -= self.purchase_price(st)
-            st.race_power[GHOST] |= 1 << st.necro_reserve[arg]
-            st.necro_reserve[arg] = -1
-            st.bought_powers += 1
-            self._after_purchase(st)
-        elif k == K_END_BUY:
-            self._start_segment(st, GHOST, MAIN_SEGMENT)
+            st.phase = _CONQUER
+        else:
+            cost = self.conquest_cost(st, r)
+        self._conquer(st, r, cost)
+
+    def _do_end_conquest(self, st: State, _: int) -> None:
+        st.berserk = -1
+        self._start_redeploy(st)
+
+    def _do_lift(self, st: State, r: int) -> None:
+        """Redeployment: one token of ``r`` back into hand."""
+        st.tok[r] -= 1
+        st.hand[st.cur_race] += 1
+
+    def _do_end_redeploy(self, st: State, _: int) -> None:
+        self._end_redeploy(st, stout=False)
+
+    def _do_stout_decline(self, st: State, _: int) -> None:
+        """Stout: end redeployment, score, then decline (RULES §2.2)."""
+        self._end_redeploy(st, stout=True)
+
+    def _do_hero(self, st: State, r: int) -> None:
+        """Heroic: a hero on ``r`` makes it immune."""
+        st.hero[r] = 1
+        st.hero_pool -= 1
+        st.immune |= 1 << r
+
+    def _do_encamp(self, st: State, r: int) -> None:
+        """Bivouacking: an encampment on ``r`` (also a defender re-placing its encampments)."""
+        st.encamp[r] += 1
+        st.encamp_pool -= 1
+        if st.phase == _DEFEND:
+            self._defend_step(st)
+
+    def _do_fortress(self, st: State, r: int) -> None:
+        """Fortified: a fortress on ``r`` (one per turn)."""
+        st.fort[r] = 1
+        st.fort_used = 1
+
+    def _do_berserk_roll(self, st: State, _: int) -> None:
+        """Berserk: roll the die; the target is chosen in phase BERSERK."""
+        st.berserk = self._roll(st)
+        st.phase = _BERSERK
+
+    def _do_diplomat(self, st: State, k: int) -> None:
+        """Diplomat: a pact with the seat ``k`` places after the decider; the turn ends."""
+        target = (st.decider + k) % self.num_seats
+        st.pact[st.turn_seat] = target
+        self._end_turn(st)
+
+    def _do_buy_ghost(self, st: State, _: int) -> None:
+        """Rule 11: the Necromancer buys a Ghost onto the Island."""
+        st.coins[st.decider] -= self.purchase_price(st)
+        st.tray[GHOST] -= 1
+        st.island += 1
+        st.bought_ghosts += 1
+        self._after_purchase(st)
+
+    def _do_buy_power(self, st: State, k: int) -> None:
+        """Rule 11: the Necromancer buys the power in reserve slot ``k``."""
+        st.coins[st.decider] -= self.purchase_price(st)
+        st.race_power[GHOST] |= 1 << st.necro_reserve[k]
+        st.necro_reserve[k] = -1
+        st.bought_powers += 1
+        self._after_purchase(st)
+
+    def _do_end_buy(self, st: State, _: int) -> None:
+        self._start_segment(st, GHOST, MAIN_SEGMENT)
 
     def _raise_illegal(self, st: State, action) -> None:
         if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
@@ -836,7 +856,7 @@ class Game:
             st.hand[race] += extra_total
         st.ready_taken = taken
 
-    def _pick(self, st: State, k: int) -> None:
+    def _do_pick(self, st: State, k: int) -> None:
         """RULES §1.3: pay 1 coin on each combo above, collect the coins on it, take the tokens."""
         seat = st.turn_seat
         st.coins[seat] -= k
@@ -932,7 +952,7 @@ class Game:
         self._occupy(st, r, race, placed)
         st.started = CONQUERED
 
-    def _final(self, st: State, r: int) -> None:
+    def _do_final(self, st: State, r: int) -> None:
         """Final conquest with the reinforcement die (RULES §1.6); conquests end either way."""
         race = st.cur_race
         cost = self.conquest_cost(st, r)
@@ -943,14 +963,14 @@ class Game:
         st.started = CONQUERED
         self._start_redeploy(st)
 
-    def _dragon(self, st: State, r: int) -> None:
+    def _do_dragon(self, st: State, r: int) -> None:
         """Dragon Master: conquer with 1 token whatever the defence; the dragon moves there."""
         self._conquer(st, r, 1)
         st.dragon = r
         st.dragon_used = 1
         self._recompute_immune(st)  # the old region stays immune if it has a hole or a hero
 
-    def _convert(self, st: State, r: int) -> None:
+    def _do_convert(self, st: State, r: int) -> None:
         """Sorcerers replace a lone active token with one of theirs from the tray."""
         x = st.occ[r]
         o = st.race_owner[x]
@@ -968,7 +988,8 @@ class Game:
         st.nonempty += 1
         st.started = CONQUERED
 
-    def _abandon(self, st: State, r: int) -> None:
+    def _do_abandon(self, st: State, r: int) -> None:
+        """Abandon ``r`` before the first conquest: its tokens go to hand, its markers go (RULES §1.5)."""
         race = st.cur_race
         st.hand[race] += st.tok[r]
         st.occ[r] = -1
@@ -1018,7 +1039,9 @@ class Game:
             total = st.hand[race] + sum(st.tok[r] for r in bits(held))
             st.hold = max(0, min(4, total - held.bit_count()))
 
-    def _place(self, st: State, r: int) -> None:
+    def _do_place(self, st: State, r: int) -> None:
+        """One token from hand onto ``r``: a defender's survivor in DEFEND, else redeployment (the Lake:
+        a Ghost back onto the Island)."""
         if st.phase == _DEFEND:
             st.hand[st.defend_race] -= 1
             st.tok[r] += 1
@@ -1084,7 +1107,7 @@ class Game:
         st.coins[seat] += gain
 
     # ------------------------------------------------------------------ decline
-    def _decline_now(self, st: State) -> None:
+    def _do_decline(self, st: State, _: int) -> None:
         """DECLINE at the start of a turn: undo readying, decline, score, end (RULES §1.10)."""
         seat = st.turn_seat
         race = st.cur_race
@@ -1277,7 +1300,7 @@ class Game:
         st._legal = []
 
     # ------------------------------------------------------------------ Necromancer
-    def _necro_start(self, st: State, k: int) -> None:
+    def _do_necro_start(self, st: State, k: int) -> None:
         """Rule 4: one of the 6 drawn powers is in use; the other 5 are his reserve."""
         st.race_power[GHOST] = 1 << st.necro_draw[k]
         st.necro_reserve = [p for i, p in enumerate(st.necro_draw) if i != k]

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from .catalog import GHOST, LOST_TRIBE, OCCUPANT_NAMES, power_id, race_id
 from .config import GameConfig
-from .engine import MAIN_SEGMENT, Game
-from .state import ACTIVE, DECLINED, Phase, State
+from .engine import Game
+from .state import ACTIVE, DECLINED, MAIN_SEGMENT, Phase, State
 
 _OCC_BY_NAME = {n.lower(): i for i, n in enumerate(OCCUPANT_NAMES)}
 _OCC_BY_NAME.update({"lt": LOST_TRIBE, "lost tribes": LOST_TRIBE, "ghost": GHOST})

@@ -36,7 +36,7 @@ Turn
     round             game turn, 1-based
     turn_seat         whose turn it is; decider: who decides now
     phase             a ``Phase``; cur_race: the race acting in CONQUER/REDEPLOY
-    segment           0 = in-decline Ghouls acting first, 1 = the main race
+    segment           GHOUL_SEGMENT = in-decline Ghouls acting first, MAIN_SEGMENT = the main race
     started           NOT_STARTED, ABANDONED (no decline any more), CONQUERED (no abandon any more)
     picked, placed, dragon_used, fort_used   per-turn flags (0/1)
     berserk           the Berserk roll waiting for a target, or -1
@@ -84,6 +84,8 @@ class Phase(enum.IntEnum):
 
 
 UNUSED, ACTIVE, DECLINED, GHOSTLY, TRIBE = range(5)
+# ``State.segment``: which part of the seat's turn runs (in-decline Ghouls go before the main race).
+GHOUL_SEGMENT, MAIN_SEGMENT = 0, 1
 # ``State.started``: what the acting race has done in this segment of the turn.
 NOT_STARTED, ABANDONED, CONQUERED = 0, 1, 2
 # Pseudo-regions of ``State.ready_taken``: tokens readied from the Amazons' hold / from the Island.

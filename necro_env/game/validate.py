@@ -33,7 +33,8 @@ from .catalog import (
 )
 from .errors import StateError, short_repr
 from .state import (
-    ACTIVE, CONQUERED, DECLINED, FROM_AMAZON_HOLD, FROM_ISLAND, GHOSTLY, NOT_STARTED, TRIBE, UNUSED, Phase,
+    ACTIVE, CONQUERED, DECLINED, FROM_AMAZON_HOLD, FROM_ISLAND, GHOSTLY, GHOUL_SEGMENT, MAIN_SEGMENT, NOT_STARTED,
+    TRIBE, UNUSED, Phase,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -166,8 +167,8 @@ def _range_errors(game: "Game", st: "State") -> list[str]:
         ("holes_placed", 0, HOLES), ("hero_pool", 0, HEROES), ("encamp_pool", 0, ENCAMPMENTS),
         ("wealthy_paid", 0, (1 << NUM_OCCUPANTS) - 1), ("round", 1, game.game_turns), ("turn_seat", 0, n - 1),
         ("decider", -1, n - 1), ("phase", 0, int(Phase.OVER)), ("cur_race", -1, NUM_OCCUPANTS - 1),
-        ("segment", 0, 1), ("started", NOT_STARTED, CONQUERED), ("picked", 0, 1), ("placed", 0, 1), ("dragon_used", 0, 1),
-        ("fort_used", 0, 1), ("berserk", -1, MAX_DIE), ("converted", 0, (1 << n) - 1),
+        ("segment", GHOUL_SEGMENT, MAIN_SEGMENT), ("started", NOT_STARTED, CONQUERED), ("picked", 0, 1),
+        ("placed", 0, 1), ("dragon_used", 0, 1), ("fort_used", 0, 1), ("berserk", -1, MAX_DIE), ("converted", 0, (1 << n) - 1),
         ("attacked", 0, (1 << n) - 1), ("nonempty", 0, nr), ("hold", 0, MAX_HOLD),
         ("defend_race", -1, NUM_OCCUPANTS - 1), ("last_die", -1, MAX_DIE),
         ("island", 0, GHOST_BOX if necro else 0), ("souls", 0, 3 + nr * st.round if necro else 0),
@@ -331,11 +332,11 @@ def _consistency_errors(game: "Game", st: "State") -> list[str]:
             need("phase PICK needs a player seat without an active race and a combo to pick")
         if ph in (Phase.CONQUER, Phase.BERSERK, Phase.REDEPLOY):
             race = st.cur_race
-            ok = race == st.active[seat] >= 0 if st.segment == 1 else (
+            ok = race == st.active[seat] >= 0 if st.segment == MAIN_SEGMENT else (
                 race == GHOULS and GHOULS in (st.decl[seat], st.decl_spirit[seat]))
             if not ok:
                 need(f"in phase {Phase(ph).name} the acting race {race} is not seat {seat}'s "
-                     f"{'active race' if st.segment == 1 else 'in-decline Ghouls'}")
+                     f"{'active race' if st.segment == MAIN_SEGMENT else 'in-decline Ghouls'}")
         if (ph == Phase.BERSERK) != (st.berserk >= 0) or (
                 ph == Phase.BERSERK and not powers_of[st.cur_race] & P_BERSERK):
             need(f"a Berserk roll ({st.berserk}) belongs to phase BERSERK of a Berserk race only")
