@@ -136,8 +136,11 @@ class RewardTracker:
         self.last_coins = st.coins[:]
         self.last_phi = {s: progress_potential(self.game, st, s) for s in self.seats}
 
-    def restore(self, last_coins: Sequence[int], last_phi: dict[int, float]) -> None:
+    def restore(self, last_coins: Sequence[int], last_phi: dict[int, float],
+                seats: Sequence[int] | None = None) -> None:
         """Set the memory directly (a checkpoint's; the caller has validated it)."""
+        if seats is not None:
+            self._set_seats(seats)
         self.last_coins = list(last_coins)
         self.last_phi = {s: float(last_phi[s]) for s in self.seats}
 
