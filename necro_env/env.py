@@ -638,7 +638,7 @@ class raw_env(AECEnv):
         from . import render as R
 
         return R.ansi(self.game, self._st, self._seat_agent, viewer=self.seat_of(agent),
-                      hide_coins=self.config.hide_coins, hide_necro_reserve=self.hide_necro_reserve)
+                      hide_necro_reserve=self.hide_necro_reserve)
 
     def render(self, mode: str | None = None) -> None | np.ndarray | str:
         """``ansi``: the text view; ``human``: print it; ``rgb_array``: a picture of the board.
