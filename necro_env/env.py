@@ -797,6 +797,7 @@ class raw_env(AECEnv):
         twin = raw_env.__new__(raw_env)
         twin.__dict__.update(self.__dict__)
         twin.render_mode = None
+        twin._tracker = RewardTracker(self.game, self.reward_scheme, self.shaping)  # its own reward memory
         twin._begin(seed)
         twin.apply_recorded(actions, illegal, "env state")
         for _ in range(dead_steps):
