@@ -543,7 +543,8 @@ class raw_env(AECEnv):
         cum = self._cumulative_rewards
         cum[agent] = 0.0
         rewards = self.rewards
-        paid = self._tracker.advance(st)  # this step's reward per seat (terminal included), None if all 0
+        # this step's reward per seat (terminal included), None if all 0; win/rank without shaping pay at the end only
+        paid = self._tracker.advance(st) if self._tracker.per_step or st.over else None
         if paid is not None:
             for s, a in enumerate(self._seat_agent):
                 r = paid[s]

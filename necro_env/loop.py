@@ -11,6 +11,9 @@ warm start's demonstrations), ``necro_env.simulate.play_random_game`` (uniform r
 that reads the keyboard and raises ``Quit``) and the single-seat view's opponents
 (``necro_env.single_seat``, ``until`` the learner's seat).
 
+A policy may also offer ``choose(state, rng) -> action``: when every seat's policy has it and no hook
+is given, ``play`` calls it and builds no ``View`` (``RandomChooser``: uniform random play at engine speed).
+
 Hooks, both optional: ``on_decision(view, action)`` sees each decision before it is applied (the
 state is the one the policy saw), ``after(view, action)`` right after (``view.state`` is the same
 live ``State``, now changed). Nothing is substituted for an illegal action: the engine's
@@ -48,20 +51,34 @@ def play(game: Game, st: State, policies: Sequence[Any], rngs: Sequence[np.rando
     if isinstance(rngs, np.random.Generator):
         rngs = [rngs] * game.num_seats
     apply = game.apply
+    limit = -1 if max_decisions is None else max_decisions
     n = 0
+    if on_decision is None and after is None and all(p is None or hasattr(p, "choose") for p in policies):
+        # the fast path: every seat can choose from the state alone and no hook wants a View
+        chooses = [None if p is None else p.choose for p in policies]
+        while not st.over:
+            seat = st.decider
+            if seat == until:
+                break
+            apply(st, chooses[seat](st, rngs[seat]))
+            n += 1
+            if n == limit and not st.over:
+                raise GameLoopError(f"game did not end within {max_decisions} decisions")
+        return n
+    acts = [None if p is None else p.act for p in policies]  # None: a seat this call never plays (``until``)
     while not st.over:
         seat = st.decider
         if seat == until:
             break
         view = View(game, st, seat)
-        action = policies[seat].act(view, rngs[seat])
+        action = acts[seat](view, rngs[seat])
         if on_decision is not None:
             on_decision(view, action)
         apply(st, int(action))
         n += 1
         if after is not None:
             after(view, action)
-        if max_decisions is not None and n > max_decisions:
+        if n == limit and not st.over:
             raise GameLoopError(f"game did not end within {max_decisions} decisions")
     return n
 
@@ -79,15 +96,20 @@ class RandomChooser:
 
     name = "random_draws"
 
-    def __init__(self) -> None:
+    def __init__(self, game: Game) -> None:
+        self._legal_actions = game.legal_actions
         self._draws: list[int] = []
 
-    def act(self, view: View, rng: np.random.Generator) -> int:
+    def choose(self, st: State, rng: np.random.Generator) -> int:
+        """The action for the seat deciding in ``st`` (``play``'s fast path: no ``View`` is built)."""
         draws = self._draws
         if not draws:
             draws = self._draws = random_draws(rng)
-        la = view.game.legal_actions(view.state)
+        la = self._legal_actions(st)
         return la[draws.pop() % len(la)]
+
+    def act(self, view: View, rng: np.random.Generator) -> int:
+        return self.choose(view.state, rng)
 
 
 __all__ = ["play", "MAX_DECISIONS", "GameLoopError", "Quit", "RandomChooser", "random_draws"]

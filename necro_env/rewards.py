@@ -102,9 +102,11 @@ class RewardTracker:
     After ``reset``/``advance``: ``last_coins`` (every seat's coins when last paid: the game's start
     under ``win``/``rank``, which pay no coins) and ``last_phi`` (per tracked seat, phi when last
     paid; measured at ``reset`` even without shaping, updated only with shaping) are the memory.
+    ``per_step``: whether anything can be paid before the end (the ``coins`` scheme or shaping); when
+    False, ``advance`` returns None until the game is over, so a caller may skip it until then.
     """
 
-    __slots__ = ("game", "scheme", "shaping", "seats", "last_coins", "last_phi", "_dense", "_zero")
+    __slots__ = ("game", "scheme", "shaping", "seats", "last_coins", "last_phi", "per_step", "_dense", "_zero")
 
     def __init__(self, game: Game, scheme: str = "win", shaping: float = 0.0,
                  seats: Sequence[int] | None = None) -> None:
@@ -112,6 +114,7 @@ class RewardTracker:
         self.scheme = check_reward_scheme(scheme)
         self.shaping = check_shaping(shaping)
         self._dense = scheme == "coins"
+        self.per_step = self._dense or bool(self.shaping)  # False: ``advance`` pays nothing before the end
         self._zero = [0.0] * game.num_seats
         self.seats: tuple[int, ...] = ()
         self._set_seats(seats)

@@ -25,7 +25,7 @@ def play_random_game(game, rng: np.random.Generator, actions: list[int] | None =
     st = game.new_state(seed)
     if actions is not None:
         actions.append(seed)
-    chooser = RandomChooser()
+    chooser = RandomChooser(game)
     play(game, st, [chooser] * game.num_seats, rng,
          on_decision=None if actions is None else (lambda _view, a: actions.append(a)), max_decisions=None)
     return st
