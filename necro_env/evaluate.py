@@ -33,7 +33,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from .loop import MAX_DECISIONS, play
+from . import loop
+from .loop import MAX_DECISIONS  # noqa: F401  (a public name of this module)
 from .stats import format_interval, wilson
 
 # ---------------------------------------------------------------------------------- one game
@@ -89,7 +90,7 @@ def play_game(game, policies: Sequence, engine_seed: int, rngs: Sequence[np.rand
                 bought.append([st.bought_ghosts - done[0], st.bought_powers - done[1]])
                 done = (st.bought_ghosts, st.bought_powers)
 
-    play(game, st, policies, rngs, on_decision=before, after=after, max_decisions=MAX_DECISIONS)
+    loop.play(game, st, policies, rngs, on_decision=before, after=after, max_decisions=loop.MAX_DECISIONS)
     if on_end is not None:
         on_end(game, st)
     rec = _record(game, st, start_power, bought)

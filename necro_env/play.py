@@ -81,7 +81,7 @@ def play_game(game: Game, seed: int, human: int, policies: dict[int, object],
               input_fn: Callable[[str], str] = input, out: TextIO = sys.stdout) -> dict | None:
     """Run one game (``necro_env.loop.play``, the human's seat a ``HumanPolicy``); returns ``game.result``
     or None if the human quit. Every seat's policy draws from one generator seeded ``seed``."""
-    from .loop import Quit, play
+    from . import loop
     from .render import ansi as render_ansi
 
     st = game.new_state(seed)
@@ -93,8 +93,8 @@ def play_game(game: Game, seed: int, human: int, policies: dict[int, object],
             print(f"  {agent_name(game, view.seat)}: {describe(game, st, action)}", file=out)
 
     try:
-        play(game, st, seats, rng, on_decision=announce)
-    except Quit:
+        loop.play(game, st, seats, rng, on_decision=announce)
+    except loop.Quit:
         return None
     res = game.result(st)
     print(render_ansi(game, st), file=out)

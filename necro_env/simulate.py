@@ -9,7 +9,8 @@ import time
 import numpy as np
 
 from .cli_args import add_game_arguments, game_config, nonneg_int, positive_int, resolve_necromancer
-from .loop import RandomChooser, play, random_draws  # noqa: F401  (random_draws: re-exported for benchmarks)
+from . import loop
+from .loop import RandomChooser, random_draws  # noqa: F401  (random_draws: re-exported for benchmarks)
 from .saved_games import add_save_games_argument, game_record, save_game
 
 
@@ -26,7 +27,7 @@ def play_random_game(game, rng: np.random.Generator, actions: list[int] | None =
     if actions is not None:
         actions.append(seed)
     chooser = RandomChooser(game)
-    play(game, st, [chooser] * game.num_seats, rng,
+    loop.play(game, st, [chooser] * game.num_seats, rng,
          on_decision=None if actions is None else (lambda _view, a: actions.append(a)), max_decisions=None)
     return st
 

@@ -80,7 +80,7 @@ from .env import RENDER_MODES, EnvUsageError, GameOverError, check_options, make
 from .game import NUM_ACTIONS, Game, State
 from .game.errors import ConfigError, IllegalActionError, StateError, short_repr
 from .game.validate import coin_cap
-from .loop import play
+from . import loop
 from .record import generator_from_state, is_int
 from .rewards import ILLEGAL_REWARD, RewardTracker, progress_potential  # noqa: F401  (progress_potential: re-export)
 
@@ -253,7 +253,7 @@ class SingleSeatEnv(gym.Env):
 
     def _advance(self) -> None:
         """Let the other seats play (``necro_env.loop.play``) until the learner must decide or the game ends."""
-        play(self.game, self.state, self._policies, self._opp_rng, until=self.seat)
+        loop.play(self.game, self.state, self._policies, self._opp_rng, until=self.seat)
 
     def _obs(self) -> np.ndarray | dict[str, np.ndarray]:
         obs = self.observer.observe(self.state, self.seat)
