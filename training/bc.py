@@ -54,11 +54,11 @@ _W: dict[str, Any] = {}
 def _init(spec: DemoSpec) -> None:
     import necro_env.agents.base as base
     from necro_env.agents.registry import make_policy
-    from necro_env.game import Game, GameConfig
+    from necro_env.env import make_config
+    from necro_env.game import Game
 
     torch.set_num_threads(1)
-    game = Game(GameConfig(players=spec.players, necromancer=spec.necromancer, skip_forced=True,
-                           **dict(spec.game_options)))
+    game = Game(make_config(spec.players, necromancer=spec.necromancer, **dict(spec.game_options)))  # the env's
     _W.update(spec=spec, game=game, observer=base.observer_for(game),
               teacher=make_policy(spec.teacher, spec.learner, trusted=spec.trusted),
               opponent=make_policy(spec.opponents, "player", trusted=spec.trusted),
