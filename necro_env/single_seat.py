@@ -17,7 +17,7 @@ the learner's only:
   ``shaping * (phi(end) - phi(first decision))``; phi is
   ``necro_env.rewards.progress_potential``. The AEC env's ``shaping`` is the same: at
   each of the learner seat's decisions the AEC env's accumulated reward for that seat
-  equals this env's step reward (``tests/test_single_seat_gym.py`` plays one game
+  equals this env's step reward (``tests/test_rewards.py`` plays the same games
   through both).
 
 The options shared with the AEC env have its names and its checks (``necro_env.env.check_options``):
@@ -27,8 +27,8 @@ options (``GameConfig`` fields, ``hide_coins`` among them; ``skip_forced`` on by
 An illegal learner action (only possible without masking, e.g. SB3's ``check_env``)
 ends the episode with reward -1 (``illegal_action="terminate"``, the PettingZoo classic
 convention) or raises ``IllegalActionError`` (``illegal_action="raise"``). The older name
-``illegal=`` still works but warns (``DeprecationWarning``); giving both with different
-values is a ``ConfigError``.
+``illegal=`` still works but warns (``DeprecationWarning``); with both names, an
+``illegal_action`` other than the default that differs from ``illegal`` is a ``ConfigError``.
 
 Opponents given as SB3 ``.zip`` paths load only with ``trusted=True`` (such a file is a pickle
 and can run code; see ``necro_env.agents.registry``).
