@@ -30,30 +30,43 @@ writes it, a test checks it is current).
 ## Arguments
 
 ``env(players=4, render_mode=None, reward="win", illegal_action="terminate",
-hide_coins=False, hide_necro_reserve=True, max_cycles=None, **game_options)``
+shaping=0.0, hide_necro_reserve=True, max_cycles=None, **game_options)``
 
 * ``players``: seats, the Necromancer included: 3-6 with the Necromancer (the
   default for 3+ seats), 2-5 for the base game (``necromancer=False``).
-* ``game_options``: any other ``GameConfig`` field (``necromancer``, ``handicap``,
-  ``game_turns``, ``victory_check``, ``forced_combos`` ...); unknown names or bad
+* ``game_options``: any other ``GameConfig`` field (``necromancer``, ``hide_coins``,
+  ``handicap``, ``game_turns``, ``victory_check``, ``forced_combos`` ...); unknown names or bad
   values raise ``ConfigError``. ``skip_forced`` is on by default here: a decision with
   a single legal action is applied by the engine, so every ``agent_selection`` has a
   real choice (about a fifth of the engine's decisions in random play are forced).
 * ``reward``: see Rewards; anything else raises ``ConfigError`` (a ``ValueError``).
+* ``shaping``: a number >= 0 (default 0: off). Each step adds, for every agent, the
+  progress term ``shaping * (phi(after) - phi(before))`` of that agent's own phi
+  (``necro_env.rewards.progress_potential``: the Necromancer's Ghosts in play and Well
+  tokens over the Ghosts he can field, a player's coins / 100) to its reward, on top of
+  the scheme's reward. Summed into ``_cumulative_rewards``, what an agent sees at its
+  next ``last()`` is ``shaping * (phi(now) - phi(at its previous step))``: exactly the
+  single-seat view's shaping for that seat (``necro_env.rewards.RewardTracker`` computes
+  both). The terms of a game add up to ``shaping * (phi(end) - phi(start))`` per agent.
 * ``illegal_action`` (wrapped env only): ``"terminate"`` (default; like PettingZoo's
   ``TerminateIllegalWrapper``: the offender gets -1, every other agent 0, the game
   ends, every agent is terminated; the offender's ``infos[agent]["illegal_action"]``
   holds the note with its legal actions, every other agent's says only who ended the
   game, since the offender's legal actions can reveal hidden coins or badges) or
   ``"raise"`` (raise ``IllegalActionError``, nothing changes). The raw env always raises.
-* ``hide_coins``: observations show only the viewer's own coins, and the engine keeps
-  every seat's coins out of what the others observe (``GameConfig.hide_coins``: the
-  Necromancer's BUY step is always offered, PICK/BUY are never skipped as forced).
+* ``hide_coins`` (a game option, ``GameConfig.hide_coins``, its only home: the env, the
+  engine, the observer and the records all read ``env.config.hide_coins``): observations
+  show only the viewer's own coins, and the engine keeps every seat's coins out of what
+  the others observe (the Necromancer's BUY step is always offered, PICK/BUY are never
+  skipped as forced).
 * ``final_die`` (a game option): ``"when_short"`` (default) offers the reinforcement die
   only when no conquest is affordable; ``"any"`` on any region 1-3 tokens short
   (RULES §1.6 and its common alternative reading).
 * ``hide_necro_reserve``: the Necromancer's reserve badges are hidden from the
-  players (default True; he always sees them).
+  players (default True; he always sees them). An observation option of the env, not a
+  ``GameConfig`` field: unlike ``hide_coins`` it changes nothing in the engine's turn
+  flow (no decision is offered or skipped because of it), so it is not a rule of the
+  game and two envs with different values play the same games.
 * ``max_cycles``: ``None`` (default: off) or a positive int N: after N agent steps
   (decisions taken through ``step``, in total, not per agent) a game that has not
   ended is truncated: every agent gets ``truncated=True`` (no terminal reward) and is
@@ -178,11 +191,11 @@ from .game.errors import ConfigError, IllegalActionError, NecroEnvError, StateEr
 from .observe import OBS_HIGH, OBS_SIZE, OFFSETS, ROW_WIDTHS, Observer
 from .record import (
     RECORD_FORMAT, RECORD_VERSION, agent_names, apply_all, check_actions, check_header, check_illegal_note,
-    check_json, check_keys, generator_from_state, is_int, parse_record,
+    check_json, check_keys, env_options, generator_from_state, is_int, parse_record,
 )
 from .rewards import (
-    ILLEGAL_ACTION_MODES, ILLEGAL_REWARD, REWARD_SCHEMES, check_illegal_mode, check_reward_scheme, coins_reward,
-    terminal_rewards,
+    ILLEGAL_ACTION_MODES, ILLEGAL_REWARD, REWARD_SCHEMES, RewardTracker, check_illegal_mode, check_reward_scheme,
+    check_shaping, progress_potential,
 )
 
 #: The "meaning" column of the docstring's action table, by kind (a test checks every kind has one).
@@ -297,22 +310,55 @@ def make_config(players: int = 4, **game_options: Any) -> GameConfig:
     """``GameConfig(players=players, **game_options)``; unknown option names raise ``ConfigError``.
 
     The env turns ``skip_forced`` on unless told otherwise: a decision with a single legal
-    action is applied by the engine, so ``agent_selection`` always has a real choice.
-    (The env's ``hide_coins`` reaches the engine as ``GameConfig.hide_coins``.)"""
+    action is applied by the engine, so ``agent_selection`` always has a real choice."""
     unknown = sorted(set(game_options) - set(_CONFIG_FIELDS))
     if unknown:
         raise ConfigError(f"unknown game options {unknown}; allowed: {sorted(set(_CONFIG_FIELDS) - {'players'})}")
     return GameConfig(players=players, **{"skip_forced": True, **game_options})
 
 
-def _check_options(reward: Any, hide_coins: Any, hide_necro_reserve: Any, render_mode: Any) -> None:
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+def check_options(reward: Any = "win", shaping: Any = 0.0, hide_necro_reserve: Any = True, render_mode: Any = None,
+                  illegal_action: Any = "terminate") -> float:
+    """The options the AEC env and the single-seat view share, checked in one place (``ConfigError`` naming
+    the first bad one); returns ``shaping`` as a float. Game options are checked by ``GameConfig``."""
     check_reward_scheme(reward)
-    for name, value in (("hide_coins", hide_coins), ("hide_necro_reserve", hide_necro_reserve)):
-        if not isinstance(value, (bool, np.bool_)):
-            raise ConfigError(f"{name} must be a bool, got {short_repr(value)}")
-    if render_mode is not None and render_mode not in raw_env.metadata["render_modes"]:
+    shaping = check_shaping(shaping)
+    if not isinstance(hide_necro_reserve, (bool, np.bool_)):
+        raise ConfigError(f"hide_necro_reserve must be a bool, got {short_repr(hide_necro_reserve)}")
+    if render_mode is not None and render_mode not in RENDER_MODES:
         raise ConfigError(f"unknown render_mode {short_repr(render_mode)}; allowed: None, "
-                          + ", ".join(map(repr, raw_env.metadata["render_modes"])))
+                          + ", ".join(map(repr, RENDER_MODES)))
+    check_illegal_mode(illegal_action)
+    return shaping
+
+
+def make_observer(game: Game, hide_necro_reserve: bool = True) -> Observer:
+    """The observer of an env of ``game``: ``hide_coins`` from ``game.config``, ``hide_necro_reserve`` the env's."""
+    return Observer(game, hide_necro_reserve=bool(hide_necro_reserve))
+
+
+def render_game(owner: Any, game: Game, st: State | None, mode: str | None, names: list[str] | None = None):
+    """The shared ``render``: ``ansi`` the spectator's text, ``human`` printed, ``rgb_array`` a picture of the
+    board (the painter is cached on ``owner._renderer``); ``None`` warns and returns None, as Gymnasium envs do."""
+    if mode is None:
+        gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+        return None
+    if st is None:
+        raise EnvUsageError("render() before reset()")
+    from . import render as R
+
+    if mode == "rgb_array":
+        if owner._renderer is None:
+            owner._renderer = R.BoardPainter(game)
+        return owner._renderer.draw(st)
+    text = R.ansi(game, st, names)
+    if mode == "human":
+        print(text)
+        return None
+    return text
 
 
 def _make_raw(kwargs: dict) -> "raw_env":
@@ -328,34 +374,35 @@ class raw_env(AECEnv):
 
     metadata = {
         "name": ENV_NAME,
-        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
         "render_fps": 2,
     }
 
     def __init__(self, players: int = 4, render_mode: str | None = None, reward: str = "win",
-                 hide_coins: bool = False, hide_necro_reserve: bool = True, max_cycles: int | None = None,
+                 hide_necro_reserve: bool = True, max_cycles: int | None = None, shaping: float = 0.0,
                  **game_options: Any) -> None:
         super().__init__()
-        _check_options(reward, hide_coins, hide_necro_reserve, render_mode)
+        shaping = check_options(reward, shaping, hide_necro_reserve, render_mode)
         if max_cycles is not None and (isinstance(max_cycles, (bool, np.bool_)) or not isinstance(max_cycles, _INT_TYPES)
                                        or max_cycles < 1):
             raise ConfigError(f"max_cycles must be None (off) or a positive int (agent steps), got {short_repr(max_cycles)}")
-        if "hide_coins" in game_options:  # only reachable through **kwargs dicts
-            raise ConfigError("hide_coins is an env option; pass it once")
-        config = make_config(players, hide_coins=bool(hide_coins), **game_options)
-        self._kwargs = dict(players=players, render_mode=render_mode, reward=reward, hide_coins=bool(hide_coins),
+        config = make_config(players, **game_options)
+        self._kwargs = dict(players=players, render_mode=render_mode, reward=reward,
                             hide_necro_reserve=bool(hide_necro_reserve), **game_options)
         if max_cycles is not None:
             self._kwargs["max_cycles"] = int(max_cycles)
+        if shaping:
+            self._kwargs["shaping"] = shaping
         self.max_cycles = None if max_cycles is None else int(max_cycles)
         self.render_mode = render_mode
         self.reward_scheme = reward
-        self.hide_coins = bool(hide_coins)
+        self.shaping = shaping
         self.hide_necro_reserve = bool(hide_necro_reserve)
         self.game = Game(config)
         self.config = config
-        self.observer = Observer(self.game, hide_coins=self.hide_coins, hide_necro_reserve=self.hide_necro_reserve)
+        self.observer = make_observer(self.game, self.hide_necro_reserve)
+        self._tracker = RewardTracker(self.game, reward, shaping)
         self.possible_agents = agent_names(config)
         self._seat_agent = list(self.possible_agents)
         self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -374,7 +421,6 @@ class raw_env(AECEnv):
         self._seed_rng: np.random.Generator | None = None
         self._actions: list[int] = []
         self._illegal: dict | None = None
-        self._prev_coins: list[int] = []
         self._rewards_dirty = False
         self._skip_agent_selection = None
         self.agents: list[str] = []
@@ -397,6 +443,11 @@ class raw_env(AECEnv):
             new.set_state(self.get_state(), verify=False)
         memo[id(self)] = new
         return new
+
+    @property
+    def hide_coins(self) -> bool:
+        """``config.hide_coins`` (a game option: the env keeps no copy)."""
+        return self.config.hide_coins
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -451,7 +502,7 @@ class raw_env(AECEnv):
         self._seed = game_seed
         self._actions = []
         self._illegal = None
-        self._prev_coins = st.coins[:]
+        self._tracker.reset(st)
         self._rewards_dirty = False
         self._skip_agent_selection = None
         agents = self.possible_agents
@@ -554,20 +605,18 @@ class raw_env(AECEnv):
         cum = self._cumulative_rewards
         cum[agent] = 0.0
         rewards = self.rewards
-        if self.reward_scheme == "coins":
-            coins = st.coins
-            prev = self._prev_coins
-            if coins != prev:
-                for s, a in enumerate(self._seat_agent):
-                    r = coins_reward(coins[s] - prev[s])
-                    rewards[a] = r
-                    cum[a] += r
-                self._prev_coins = coins[:]
-                self._rewards_dirty = True
-            elif self._rewards_dirty:
-                for a in rewards:
-                    rewards[a] = 0.0
-                self._rewards_dirty = False
+        # this step's reward per seat (terminal included), None if all 0; win/rank without shaping pay at the end only
+        paid = self._tracker.advance(st) if self._tracker.per_step or st.over else None
+        if paid is not None:
+            for s, a in enumerate(self._seat_agent):
+                r = paid[s]
+                rewards[a] = r
+                cum[a] += r
+            self._rewards_dirty = True
+        elif self._rewards_dirty:
+            for a in rewards:
+                rewards[a] = 0.0
+            self._rewards_dirty = False
         if st.over:
             self._finish()
         elif self.max_cycles is not None and len(self._actions) >= self.max_cycles:
@@ -604,13 +653,7 @@ class raw_env(AECEnv):
         }
 
     def _finish(self) -> None:
-        """The game just ended: terminal rewards, infos, every agent terminated."""
-        st = self._st
-        final = terminal_rewards(self.game, st, self.reward_scheme)
-        if final is not None:
-            for a, r in zip(self._seat_agent, final):
-                self.rewards[a] = r
-                self._cumulative_rewards[a] += r
+        """The game just ended (its terminal rewards were paid by ``_play``): infos, every agent terminated."""
         self._rewards_dirty = True
         for a in self.agents:
             self.terminations[a] = True
@@ -658,7 +701,7 @@ class raw_env(AECEnv):
         from . import render as R
 
         return R.ansi(self.game, self._st, self._seat_agent, viewer=self.seat_of(agent),
-                      hide_coins=self.hide_coins, hide_necro_reserve=self.hide_necro_reserve)
+                      hide_necro_reserve=self.hide_necro_reserve)
 
     def render(self, mode: str | None = None) -> None | np.ndarray | str:
         """``ansi``: the text view; ``human``: print it; ``rgb_array``: a picture of the board.
@@ -670,30 +713,19 @@ class raw_env(AECEnv):
         elif mode not in self.metadata["render_modes"]:
             raise ConfigError(f"unknown render mode {short_repr(mode)}; allowed: "
                               + ", ".join(map(repr, self.metadata["render_modes"])))
-        if mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self._st is None:
-            raise EnvUsageError("render() before reset()")
-        from . import render as R
-
-        if mode == "rgb_array":
-            if self._renderer is None:
-                self._renderer = R.BoardPainter(self.game)
-            return self._renderer.draw(self._st)
-        text = R.ansi(self.game, self._st, self._seat_agent)
-        if mode == "human":
-            print(text)
-            return None
-        return text
+        return render_game(self, self.game, self._st, mode, self._seat_agent)
 
     def close(self) -> None:
         self._renderer = None
 
     # ------------------------------------------------------------------ records and snapshots
     def _options(self) -> dict:
-        return {"reward": self.reward_scheme, "hide_coins": self.hide_coins,
-                "hide_necro_reserve": self.hide_necro_reserve}
+        """The env options a record and a snapshot store (the game options are in their ``config``,
+        ``hide_coins`` included); ``shaping`` only when set, so records without it read as before."""
+        opts = {"reward": self.reward_scheme, "hide_necro_reserve": self.hide_necro_reserve}
+        if self.shaping:
+            opts["shaping"] = self.shaping
+        return opts
 
     def _state_options(self) -> dict:
         """What ``get_state`` stores as options: a snapshot also needs the env's ``max_cycles`` (when set);
@@ -742,7 +774,7 @@ class raw_env(AECEnv):
             "terminations": dict(self.terminations),
             "truncations": dict(self.truncations),
             "infos": {a: _jsonable(i) for a, i in self.infos.items()},
-            "prev_coins": list(self._prev_coins),
+            "prev_coins": list(self._tracker.last_coins),
             "rewards_dirty": self._rewards_dirty,
         }
 
@@ -771,7 +803,8 @@ class raw_env(AECEnv):
             diff = sorted(k for k, v in config.to_dict().items() if self.config.to_dict()[k] != v)
             raise StateError(f"env state was saved with another game config (differs in {diff}); "
                              f"build the env with that config first")
-        if saved["options"] != self._state_options():
+        options = env_options(saved["options"], config, "env state", frozenset({"shaping", "max_cycles"}))
+        if options != self._state_options():
             raise StateError(f"env state options {short_repr(saved['options'], 200)} differ from this env's "
                              f"{self._state_options()}")
         seed = saved["seed"]
@@ -807,7 +840,8 @@ class raw_env(AECEnv):
         self.terminations = book["terminations"]
         self.truncations = book["truncations"]
         self.infos = book["infos"]
-        self._prev_coins = book["prev_coins"]
+        self._tracker.restore(book["prev_coins"], {s: progress_potential(self.game, st, s)
+                                                   for s in self._tracker.seats})
         self._rewards_dirty = book["rewards_dirty"]
 
     def _bookkeeping(self) -> dict:
@@ -817,7 +851,7 @@ class raw_env(AECEnv):
             "skip_agent_selection": self._skip_agent_selection, "rewards": dict(self.rewards),
             "cumulative_rewards": dict(self._cumulative_rewards), "terminations": dict(self.terminations),
             "truncations": dict(self.truncations), "infos": {a: _jsonable(i) for a, i in self.infos.items()},
-            "prev_coins": list(self._prev_coins), "rewards_dirty": self._rewards_dirty,
+            "prev_coins": list(self._tracker.last_coins), "rewards_dirty": self._rewards_dirty,
         }
 
     def _replayed(self, seed: int, actions: list[int], illegal: dict | None, dead_steps: int) -> "raw_env":
@@ -826,6 +860,7 @@ class raw_env(AECEnv):
         twin = raw_env.__new__(raw_env)
         twin.__dict__.update(self.__dict__)
         twin.render_mode = None
+        twin._tracker = RewardTracker(self.game, self.reward_scheme, self.shaping)  # its own reward memory
         twin._begin(seed)
         twin.apply_recorded(actions, illegal, "env state")
         for _ in range(dead_steps):
@@ -888,10 +923,11 @@ class raw_env(AECEnv):
         if prev != want_prev:
             raise StateError(f"env state prev_coins {short_repr(prev)} must be {want_prev} (the coins "
                              + ("now" if self.reward_scheme == "coins" else "at the start") + ")")
-        if not isinstance(dirty, bool) or (ended and not dirty) or (not ended and self.reward_scheme != "coins"
-                                                                     and dirty):
-            raise StateError(f"env state rewards_dirty must be a bool, true once the game has ended and false "
-                             f"before with the {self.reward_scheme!r} rewards, got {short_repr(dirty)}")
+        terminal_only = self.reward_scheme != "coins" and not self.shaping  # nothing is paid before the end
+        if not isinstance(dirty, bool) or (ended and not dirty) or (not ended and terminal_only and dirty):
+            raise StateError(f"env state rewards_dirty must be a bool, true once the game has ended"
+                             + (f" and false before with the {self.reward_scheme!r} rewards" if terminal_only else "")
+                             + f", got {short_repr(dirty)}")
         if not dirty and any(book["rewards"].values()):
             raise StateError("env state rewards must be 0 while rewards_dirty is false")
         book["prev_coins"], book["rewards_dirty"] = list(prev), dirty
@@ -1089,9 +1125,9 @@ def replay(record: dict) -> raw_env:
     besides the format's checks (``parse_record``), ``over``, ``result``, ``agents`` or the
     illegal-action note differing from the replay (``necro-env replay`` exits 1 on such a record)."""
     config, options, seed, actions = parse_record(record)
-    game_options = {k: v for k, v in config.to_dict().items() if k not in ("players", "hide_coins")}
+    game_options = {k: v for k, v in config.to_dict().items() if k != "players"}
     try:
-        raw = raw_env(players=config.players, **{"hide_coins": config.hide_coins, **options}, **game_options)
+        raw = raw_env(players=config.players, **options, **game_options)
     except ConfigError as e:
         raise StateError(f"game record options: {e}") from None
     agents = record.get("agents")

@@ -33,9 +33,9 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from . import loop
+from .loop import MAX_DECISIONS  # noqa: F401  (a public name of this module)
 from .stats import format_interval, wilson
-
-MAX_DECISIONS = 200_000  # far above any real game; guards against a policy/engine loop
 
 # ---------------------------------------------------------------------------------- one game
 
@@ -52,14 +52,14 @@ def game_seeds(seed: int, index: int, seats: int) -> tuple[int, list[np.random.G
 def play_game(game, policies: Sequence, engine_seed: int, rngs: Sequence[np.random.Generator],
               on_decision: Callable | None = None, keep_actions: bool = False,
               on_end: Callable | None = None) -> dict[str, Any]:
-    """Play one game with ``policies[seat]``; return its record (see ``_record``).
+    """Play one game with ``policies[seat]`` (``necro_env.loop.play``); return its record (see ``_record``).
 
     ``on_decision(view, action)`` (optional) sees every decision before it is applied;
     ``on_end(game, state)`` (optional) sees the finished game's state.
-    An illegal action raises the engine's ``IllegalActionError`` (nothing is substituted).
+    An illegal action raises the engine's ``IllegalActionError`` (nothing is substituted); a game
+    past ``MAX_DECISIONS`` decisions raises ``necro_env.loop.GameLoopError`` (a ``RuntimeError``).
     ``keep_actions``: the record also holds ``actions`` and the engine's ``result``.
     """
-    from .agents.base import View
     from .game.catalog import GHOST
 
     for p in policies:
@@ -67,20 +67,20 @@ def play_game(game, policies: Sequence, engine_seed: int, rngs: Sequence[np.rand
         if reset is not None:
             reset()
     st = game.new_state(engine_seed)
-    start_power = -1
-    n = 0
     actions: list[int] = []
     bought: list[list[int]] = []  # Ghosts and powers the Necromancer bought in each round
-    done = [0, 0]
-    while not st.over:
-        seat = st.decider
-        view = View(game, st, seat)
-        action = policies[seat].act(view, rngs[seat])
+    start_power = -1
+    rnd = 0
+    done = (0, 0)
+
+    def before(view, action) -> None:
+        nonlocal rnd
         if on_decision is not None:
             on_decision(view, action)
         rnd = st.round
-        game.apply(st, int(action))
-        n += 1
+
+    def after(view, action) -> None:
+        nonlocal start_power, done
         if keep_actions:
             actions.append(int(action))
         if game.necromancer:
@@ -88,9 +88,9 @@ def play_game(game, policies: Sequence, engine_seed: int, rngs: Sequence[np.rand
                 start_power = st.race_power[GHOST].bit_length() - 1
             if st.round != rnd or st.over:
                 bought.append([st.bought_ghosts - done[0], st.bought_powers - done[1]])
-                done = [st.bought_ghosts, st.bought_powers]
-        if n > MAX_DECISIONS:
-            raise RuntimeError(f"game did not end within {MAX_DECISIONS} decisions")
+                done = (st.bought_ghosts, st.bought_powers)
+
+    loop.play(game, st, policies, rngs, on_decision=before, after=after, max_decisions=loop.MAX_DECISIONS)
     if on_end is not None:
         on_end(game, st)
     rec = _record(game, st, start_power, bought)

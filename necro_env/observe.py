@@ -149,6 +149,7 @@ from .game import Game, Phase, State
 from .game.board import MAX_REGIONS
 from .game.catalog import GHOST, GHOULS, NUM_OCCUPANTS, NUM_POWERS, NUM_RACES, tokens_at_pickup
 from .game.engine import bits as _bits
+from .game.errors import ConfigError, short_repr
 from .game.state import ACTIVE, DECLINED, GHOSTLY, GHOUL_SEGMENT, TRIBE
 
 MAX_SEATS = 6
@@ -518,8 +519,10 @@ def _changed(new: list | tuple, old: list | tuple) -> list[int]:
 class Observer:
     """Fills observation vectors for one ``Game`` (one board, one seat count).
 
-    hide_coins: show only the viewer's own coins (others read 0, ``coins_visible`` 0); None
-    (default) = the game's ``GameConfig.hide_coins``.
+    hide_coins: show only the viewer's own coins (others read 0, ``coins_visible`` 0). It is the
+    game's ``GameConfig.hide_coins`` (its one home: under it the engine also keeps coins out of the
+    turn flow, so an observer cannot hide coins the game does not); the argument is accepted as
+    None (default) or that same value, and a contradicting value raises ``ConfigError``.
     hide_necro_reserve: hide the Necromancer's reserve and drawn badges from the players
     (default True); he always sees his own.
 
@@ -541,7 +544,10 @@ class Observer:
 
     def __init__(self, game: Game, hide_coins: bool | None = None, hide_necro_reserve: bool = True) -> None:
         self.game = game
-        self.hide_coins = game.config.hide_coins if hide_coins is None else bool(hide_coins)
+        if hide_coins is not None and bool(hide_coins) != game.config.hide_coins:
+            raise ConfigError(f"Observer(hide_coins={short_repr(hide_coins)}) contradicts the game's "
+                              f"GameConfig.hide_coins={game.config.hide_coins}: hide_coins is a game option, "
+                              f"build the Game with GameConfig(hide_coins=...)")
         self.hide_necro_reserve = bool(hide_necro_reserve)
         self.n = game.num_seats
         self.nr = game.board.num_regions
@@ -554,6 +560,11 @@ class Observer:
                         for r in range(NUM_RACES)]
         self._perm = [self._index(v) for v in range(self.n)]
         self._reset_canon()
+
+    @property
+    def hide_coins(self) -> bool:
+        """``game.config.hide_coins`` (the observer keeps no copy)."""
+        return self.game.config.hide_coins
 
     # ------------------------------------------------------------------ public
     def observe(self, st: State, seat: int, out: np.ndarray | None = None) -> np.ndarray:

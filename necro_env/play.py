@@ -30,39 +30,39 @@ def parse_choice(text: str, legal: list[int], game: Game, st) -> int | None:
     return None
 
 
-def play_game(game: Game, seed: int, human: int, policies: dict[int, object],
-              input_fn: Callable[[str], str] = input, out: TextIO = sys.stdout) -> dict | None:
-    """Run one game; returns ``game.result`` or None if the human quit."""
-    from .agents.base import View
-    from .render import ansi as render_ansi
+class HumanPolicy:
+    """The terminal player's seat as a policy: shows the board (once per round and phase), lists the legal
+    actions and reads a choice from ``input_fn``; raises ``necro_env.loop.Quit`` when the player quits."""
 
-    st = game.new_state(seed)
-    rng = np.random.default_rng(seed)
-    shown_round = -1
-    while not st.over:
-        seat = st.decider
-        if seat != human:
-            a = policies[seat].act(View(game, st, seat), rng)
-            print(f"  {agent_name(game, seat)}: {describe(game, st, a)}", file=out)
-            game.apply(st, a)
-            continue
-        if shown_round != (st.round, st.phase):
+    name = "human"
+
+    def __init__(self, input_fn: Callable[[str], str] = input, out: TextIO = sys.stdout) -> None:
+        self.input_fn = input_fn
+        self.out = out
+        self._shown: tuple[int, int] | None = None
+
+    def act(self, view, rng) -> int:
+        from .loop import Quit
+        from .render import ansi as render_ansi
+
+        game, st, out = view.game, view.state, self.out
+        if self._shown != (st.round, st.phase):
             print(render_ansi(game, st), file=out)
-            shown_round = (st.round, st.phase)
+            self._shown = (st.round, st.phase)
         legal = list(game.legal_actions(st))
-        print(f"\nYour move ({agent_name(game, human)}), round {st.round}:", file=out)
+        print(f"\nYour move ({agent_name(game, view.seat)}), round {st.round}:", file=out)
         for i, a in enumerate(legal):
             print(f"  [{i}] {describe(game, st, a)}", file=out)
         while True:
             try:
-                line = input_fn("> ")
+                line = self.input_fn("> ")
             except EOFError:
                 print("\nend of input: quitting", file=out)
-                return None
+                raise Quit("end of input") from None
             t = line.strip().lower()
             if t in ("q", "quit", "exit"):
                 print("quitting", file=out)
-                return None
+                raise Quit("the player quit")
             if t in ("b", "board"):
                 print(render_ansi(game, st), file=out)
                 continue
@@ -74,8 +74,28 @@ def play_game(game: Game, seed: int, human: int, policies: dict[int, object],
                 print(f"'{line.strip()}' is not one of the {len(legal)} legal actions: type 0-{len(legal) - 1}. "
                       + HELP, file=out)
                 continue
-            game.apply(st, choice)
-            break
+            return choice
+
+
+def play_game(game: Game, seed: int, human: int, policies: dict[int, object],
+              input_fn: Callable[[str], str] = input, out: TextIO = sys.stdout) -> dict | None:
+    """Run one game (``necro_env.loop.play``, the human's seat a ``HumanPolicy``); returns ``game.result``
+    or None if the human quit. Every seat's policy draws from one generator seeded ``seed``."""
+    from . import loop
+    from .render import ansi as render_ansi
+
+    st = game.new_state(seed)
+    rng = np.random.default_rng(seed)
+    seats = [HumanPolicy(input_fn, out) if s == human else policies[s] for s in range(game.num_seats)]
+
+    def announce(view, action) -> None:
+        if view.seat != human:
+            print(f"  {agent_name(game, view.seat)}: {describe(game, st, action)}", file=out)
+
+    try:
+        loop.play(game, st, seats, rng, on_decision=announce)
+    except loop.Quit:
+        return None
     res = game.result(st)
     print(render_ansi(game, st), file=out)
     names = ", ".join(agent_name(game, w) for w in res["winners"])

@@ -3,14 +3,17 @@
 A game record is the JSON-ready dict of ``env.unwrapped.record()``:
 
     {"format": "necro_env/record", "version": 1, "env_id": "necro_env/NecromancerIsland-v1",
-     "config": {GameConfig fields}, "options": {"reward", "hide_coins", "hide_necro_reserve"},
+     "config": {GameConfig fields}, "options": {"reward", "hide_necro_reserve"[, "shaping"]},
      "seed": int, "agents": [...], "actions": [int, ...],
      "illegal": null | {"agent", "action", "message"},   # the game was ended by an illegal action
      "over": bool, "result": null | game.result(final state)}
 
 Only ``format``, ``version`` (the int 1), ``config`` (every ``GameConfig`` option),
 ``seed`` and ``actions`` are required; the others are checked when present (``env_id`` must
-be this env's, ``options`` lists all three). Records are safe to load from anyone: every
+be this env's, ``options`` lists ``reward`` and ``hide_necro_reserve``, and ``shaping`` when
+the env had it). ``hide_coins`` is a game option: its one home is ``config``; records written
+before it moved there also list it under ``options``, which is read only to refuse a record
+that contradicts its own config (``env_options``). Records are safe to load from anyone: every
 field's type is checked (nesting at most 32 deep) before the game is replayed. Same
 config + seed + actions = the same game, bit for bit. This module holds the format
 (``parse_record``), the engine-level replay (``replay_engine``, ``iter_replay``); the
@@ -190,20 +193,34 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
     except (ConfigError, TypeError) as e:
         raise StateError(f"game record config: {e}") from None
     options = record.get("options")
-    options = {} if options is None else options
-    if not isinstance(options, dict):
-        raise StateError(f"game record options must be an object, got {short_repr(options)}")
-    allowed = {"reward", "hide_coins", "hide_necro_reserve"}
-    if options and set(options) != allowed:
-        raise StateError(f"game record options must be null or list exactly {sorted(allowed)}, "
-                         f"got keys {sorted(map(str, options))}")
-    if options.get("hide_coins", config.hide_coins) != config.hide_coins:
-        raise StateError(f"game record options say hide_coins={short_repr(options['hide_coins'])} but its config says "
-                         f"{config.hide_coins!r}")
+    options = {} if options is None else env_options(options, config, "game record")
     seed = record["seed"]
     if not is_int(seed) or seed < 0:
         raise StateError(f"game record seed must be a non-negative int, got {short_repr(seed)}")
     return config, options, seed, check_actions(record["actions"], "game record")
+
+
+_ENV_OPTIONS = frozenset({"reward", "hide_necro_reserve"})  # what every record and snapshot lists
+_LEGACY_OPTIONS = frozenset({"hide_coins"})                    # a copy of config.hide_coins in older files
+
+
+def env_options(options: Any, config: GameConfig, what: str, optional: frozenset = frozenset({"shaping"})) -> dict:
+    """The env options of a record or snapshot (``options``) without the legacy ``hide_coins`` key, which older
+    files repeat from ``config``: ``StateError`` if the keys are not ``reward`` and ``hide_necro_reserve`` (plus
+    the ``optional`` ones where set: ``shaping``; a snapshot's ``max_cycles``), or if a legacy ``hide_coins`` contradicts ``config.hide_coins``
+    (input that says two things). Values are checked by the env built from them."""
+    if not isinstance(options, dict):
+        raise StateError(f"{what} options must be an object, got {short_repr(options)}")
+    keys = set(options)
+    if not _ENV_OPTIONS <= keys or not keys <= _ENV_OPTIONS | optional | _LEGACY_OPTIONS:
+        raise StateError(f"{what} options must be null or list exactly {sorted(_ENV_OPTIONS)} (and "
+                         f"{sorted(optional)} where set), got keys {sorted(map(str, options))}")
+    if "hide_coins" in options:
+        if options["hide_coins"] is not config.hide_coins:
+            raise StateError(f"{what} options say hide_coins={short_repr(options['hide_coins'])} but its config "
+                             f"says {config.hide_coins!r} (hide_coins is a game option: its config decides)")
+        options = {k: v for k, v in options.items() if k != "hide_coins"}
+    return options
 
 
 # ---------------------------------------------------------------------------- describing actions
@@ -270,4 +287,4 @@ def load_record(path: str) -> Any:
 
 
 __all__ = ["parse_record", "replay_engine", "iter_replay", "describe", "check_header", "check_keys", "agent_names",
-           "load_record", "RECORD_FORMAT", "RECORD_VERSION"]
+           "load_record", "env_options", "RECORD_FORMAT", "RECORD_VERSION"]

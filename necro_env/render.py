@@ -38,14 +38,14 @@ def _powers(mask: int) -> str:
 
 
 def ansi(game: Game, st: State, names: list[str] | None = None, viewer: int | None = None,
-         hide_coins: bool = False, hide_necro_reserve: bool = True) -> str:
+         hide_necro_reserve: bool = True) -> str:
     """The text view of ``st`` (see the module docstring).
 
-    viewer: a seat to render for instead of a spectator: with ``hide_coins`` the other seats'
-    coins read ``?``, and with ``hide_necro_reserve`` the Necromancer's drawn and reserve badges
+    viewer: a seat to render for instead of a spectator: under the game's ``hide_coins``
+    (``GameConfig.hide_coins``) the other seats' coins read ``?``, and with ``hide_necro_reserve`` the Necromancer's drawn and reserve badges
     are hidden from the players (he always sees his own)."""
     b = game.board
-    show_coins = viewer is None or not hide_coins
+    show_coins = viewer is None or not game.config.hide_coins
     show_badges = viewer is None or not hide_necro_reserve or viewer == game.necro_seat
     n = game.num_seats
     names = names or [f"seat {s}" for s in range(n)]

@@ -9,40 +9,26 @@ import time
 import numpy as np
 
 from .cli_args import add_game_arguments, game_config, nonneg_int, positive_int, resolve_necromancer
+from . import loop
+from .loop import RandomChooser, random_draws  # noqa: F401  (random_draws: re-exported for benchmarks)
 from .saved_games import add_save_games_argument, game_record, save_game
-
-_BATCH = 1024  # random draws fetched from the generator at a time
-_DRAW_LIMIT = 1 << 62  # draws are reduced modulo <= 509 actions: bias below 1e-16
-
-
-def random_draws(rng: np.random.Generator) -> list[int]:
-    """A batch of raw draws, used from the end (``pop()``); reduce each modulo the choice count."""
-    d = rng.integers(0, _DRAW_LIMIT, size=_BATCH).tolist()
-    d.reverse()
-    return d
 
 
 def play_random_game(game, rng: np.random.Generator, actions: list[int] | None = None):
     """One game to the end with uniformly random legal actions; returns the final ``State``.
 
     The engine's own seed (deck shuffles, dice) and every action choice come from ``rng``,
-    so one generator fixes the whole game. ``actions``: a list that receives the engine
-    seed, then every action (for ``--save-games``).
+    so one generator fixes the whole game (``necro_env.loop.play`` with a ``RandomChooser`` in
+    every seat, all drawing from ``rng``). ``actions``: a list that receives the engine seed,
+    then every action (for ``--save-games``).
     """
     seed = int(rng.integers(0, 1 << 63))
     st = game.new_state(seed)
-    legal_actions, apply = game.legal_actions, game.apply
-    draws: list[int] = []
     if actions is not None:
         actions.append(seed)
-    while not st.over:
-        if not draws:
-            draws = random_draws(rng)
-        la = legal_actions(st)
-        a = la[draws.pop() % len(la)]
-        apply(st, a)
-        if actions is not None:
-            actions.append(a)
+    chooser = RandomChooser(game)
+    loop.play(game, st, [chooser] * game.num_seats, rng,
+         on_decision=None if actions is None else (lambda _view, a: actions.append(a)), max_decisions=None)
     return st
 
 

@@ -10,18 +10,25 @@ the learner's only:
 * reward: "win" (+1 if the learner is among the winners at the end, else -1; the
   Necromancer +1 iff he wins), "rank" (final standing scaled to [-1, 1]) or "coins"
   (coins gained since the learner's previous decision / 10, dense): the AEC env's
-  schemes, from the same functions (``necro_env.rewards``).
+  schemes, computed by the same object (``necro_env.rewards.RewardTracker``), counted
+  from the learner's first decision (nothing is paid at ``reset``).
 * ``shaping`` (default 0): a dense progress reward ``shaping * (phi(s') - phi(s))``
   between the learner's decisions, so a game's shaping terms add up to
-  ``shaping * (phi(end) - phi(start))``. phi is the Necromancer's progress toward his
-  victory (Ghosts in play + a quarter per token in the Well, over the Ghosts he can
-  field) or a player's coins / 100. It is aligned with the goal (all Ghosts in play /
-  most coins) but is not potential-based with phi(end) = 0: that variant cancels
-  out when gamma is close to 1 and did not speed up learning here.
+  ``shaping * (phi(end) - phi(first decision))``; phi is
+  ``necro_env.rewards.progress_potential``. The AEC env's ``shaping`` is the same: at
+  each of the learner seat's decisions the AEC env's accumulated reward for that seat
+  equals this env's step reward (``tests/test_rewards.py`` plays the same games
+  through both).
+
+The options shared with the AEC env have its names and its checks (``necro_env.env.check_options``):
+``reward``, ``shaping``, ``hide_necro_reserve``, ``render_mode``, ``illegal_action``, and the game
+options (``GameConfig`` fields, ``hide_coins`` among them; ``skip_forced`` on by default).
 
 An illegal learner action (only possible without masking, e.g. SB3's ``check_env``)
-ends the episode with reward -1 (``illegal="terminate"``, the PettingZoo classic
-convention) or raises ``IllegalActionError`` (``illegal="raise"``).
+ends the episode with reward -1 (``illegal_action="terminate"``, the PettingZoo classic
+convention) or raises ``IllegalActionError`` (``illegal_action="raise"``). The older name
+``illegal=`` still works but warns (``DeprecationWarning``); with both names, an
+``illegal_action`` other than the default that differs from ``illegal`` is a ``ConfigError``.
 
 Opponents given as SB3 ``.zip`` paths load only with ``trusted=True`` (such a file is a pickle
 and can run code; see ``necro_env.agents.registry``).
@@ -30,8 +37,8 @@ Player learners rotate over the player seats from episode to episode
 (``learner_seat="rotate"``) so no seat position biases what is learned.
 
 What the learner sees is what its seat may know, as in the AEC env: ``hide_coins``
-(default False) hides the other seats' coins (and makes the engine keep them out of
-the turn flow, ``GameConfig.hide_coins``), ``hide_necro_reserve`` (default True) hides
+(a game option, default False) hides the other seats' coins (and makes the engine keep
+them out of the turn flow, ``GameConfig.hide_coins``), ``hide_necro_reserve`` (default True) hides
 the Necromancer's badges from a player learner. ``info`` holds only the learner's
 ``seat``; the episode's seed (from which the deck order and the Necromancer's badges
 can be rebuilt) is privileged: ``privileged_info()`` returns it for logging.
@@ -47,7 +54,11 @@ same arguments as ``SingleSeatEnv``. Its observation space is the AEC env's boun
   for learners that read the mask from the observation (Tianshou, TorchRL, RLlib, CleanRL-style code).
 
 ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the spectator's text), ``"human"``
-(prints it) or ``"rgb_array"`` (a picture of the board), as in the AEC env.
+(prints it) or ``"rgb_array"`` (a picture of the board), as in the AEC env (one shared
+helper, ``necro_env.env.render_game``).
+
+The opponents play through the one game loop (``necro_env.loop.play``, until the learner's
+seat is to decide), the one that evaluations, random simulation and the terminal game use.
 
 Every episode's seed comes from the env's own generator (seeded by ``reset(seed=...)``),
 and ``get_state()``/``set_state()`` capture everything (engine state, opponents'
@@ -58,36 +69,26 @@ from __future__ import annotations
 import json
 import math
 import operator
+import warnings
 from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 import numpy as np
 
 from .agents.registry import make_policy
-from .env import EnvUsageError, GameOverError
-from .game import NUM_ACTIONS, Game, GameConfig, State
-from .game.catalog import GHOST_BOX
+from .env import RENDER_MODES, EnvUsageError, GameOverError, check_options, make_config, make_observer, render_game
+from .game import NUM_ACTIONS, Game, State
 from .game.errors import ConfigError, IllegalActionError, StateError, short_repr
 from .game.validate import coin_cap
+from . import loop
 from .record import generator_from_state, is_int
-from .rewards import ILLEGAL_REWARD, check_illegal_mode, check_reward_scheme, coins_reward, terminal_rewards
-
-
-def progress_potential(game: Game, st: State, seat: int) -> float:
-    """phi of the progress shaping for ``seat``: the Necromancer's (Ghosts in play + a quarter per token
-    in the Well) / Ghosts he can field; a player's coins / 100. The single-seat env's shaping reward is
-    ``shaping * (phi(s') - phi(s))`` between the learner's decisions; ``training/bc.py`` uses the same
-    phi so the cloned critic predicts the return PPO will see."""
-    if seat == game.necro_seat:
-        fieldable = GHOST_BOX - st.ghosts_removed
-        return (game.ghosts_in_play(st) + (sum(st.well) + st.souls) / 4.0) / fieldable
-    return st.coins[seat] / 100.0
+from .rewards import ILLEGAL_REWARD, RewardTracker, progress_potential  # noqa: F401  (progress_potential: re-export)
 
 
 class SingleSeatEnv(gym.Env):
     """One learner seat; the other seats are played by fixed or sampled policies."""
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "necro_env_single_seat_v1", "render_fps": 2}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "necro_env_single_seat_v1", "render_fps": 2}
 
     def __init__(
         self,
@@ -97,42 +98,39 @@ class SingleSeatEnv(gym.Env):
         necromancer_opponent: Any = "heuristic",
         reward: str = "win",
         learner_seat: int | str = "rotate",
-        illegal: str = "terminate",
+        illegal_action: str = "terminate",
         opponent_sampler: Callable[[np.random.Generator, int], Any] | None = None,
         render_mode: str | None = None,
         shaping: float = 0.0,
-        hide_coins: bool = False,
         hide_necro_reserve: bool = True,
         trusted: bool = False,
         mask_in_obs: bool = False,
+        illegal: str | None = None,
         **game_options: Any,
     ) -> None:
-        check_reward_scheme(reward)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"unknown render_mode {short_repr(render_mode)}; allowed: None, "
-                              + ", ".join(map(repr, self.metadata["render_modes"])))
+        if illegal is not None:  # the older name of illegal_action
+            warnings.warn("SingleSeatEnv(illegal=...) is deprecated: use illegal_action=... (the AEC env's name)",
+                          DeprecationWarning, stacklevel=2)
+            if illegal_action != "terminate" and illegal_action != illegal:
+                raise ConfigError(f"illegal={short_repr(illegal)} contradicts illegal_action={short_repr(illegal_action)}; "
+                                  f"pass illegal_action only")
+            illegal_action = illegal
+        shaping = check_options(reward, shaping, hide_necro_reserve, render_mode, illegal_action)
         if not isinstance(mask_in_obs, (bool, np.bool_)):
             raise ConfigError(f"mask_in_obs must be a bool, got {short_repr(mask_in_obs)}")
         self.mask_in_obs = bool(mask_in_obs)
         if learner not in ("necromancer", "player"):
             raise ConfigError(f"learner must be 'necromancer' or 'player', got {learner!r}")
-        check_illegal_mode(illegal, "illegal")
-        for name, value in (("hide_coins", hide_coins), ("hide_necro_reserve", hide_necro_reserve)):
-            if not isinstance(value, (bool, np.bool_)):
-                raise ConfigError(f"{name} must be a bool, got {value!r}")
-        self.config = GameConfig(players=players, hide_coins=bool(hide_coins),
-                                 **{"skip_forced": True, **game_options})
+        self.config = make_config(players, **game_options)
         if learner == "necromancer" and not self.config.necromancer:
             raise ConfigError("learner='necromancer' needs a Necromancer game (3-6 seats, necromancer=True)")
         self.game = Game(self.config)
         self.learner = learner
         self.reward_scheme = reward
-        self.illegal = illegal
+        self.illegal_action = illegal_action
         self.render_mode = render_mode
-        if not (isinstance(shaping, (int, float)) and shaping >= 0):
-            raise ConfigError(f"shaping must be a number >= 0, got {shaping!r}")
-        self.shaping = float(shaping)
-        self._phi = 0.0
+        self.shaping = shaping
+        self.hide_necro_reserve = bool(hide_necro_reserve)
         self.player_seats = [s for s in range(self.game.num_seats) if s != self.game.necro_seat]
         if learner_seat != "rotate" and learner == "player":
             if learner_seat not in self.player_seats:
@@ -144,8 +142,8 @@ class SingleSeatEnv(gym.Env):
         self._player_policy = make_policy(opponents, "player", trusted=trusted)
         self._necro_policy = (make_policy(necromancer_opponent, "necromancer", trusted=trusted)
                               if self.config.necromancer and learner == "player" else None)
-        from .observe import OBS_HIGH, OBS_SIZE, Observer
-        self.observer = Observer(self.game, hide_coins=bool(hide_coins), hide_necro_reserve=bool(hide_necro_reserve))
+        from .observe import OBS_HIGH, OBS_SIZE
+        self.observer = make_observer(self.game, self.hide_necro_reserve)
         box = gym.spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)  # the AEC env's
         self.observation_space = box if not self.mask_in_obs else gym.spaces.Dict({
             "observation": box,
@@ -159,8 +157,18 @@ class SingleSeatEnv(gym.Env):
         self.seat = self.game.necro_seat if learner == "necromancer" else self.player_seats[0]
         self._policies: list[Any] = []
         self._opp_rng = np.random.default_rng(0)
-        self._last_coins = 0
+        self._tracker = RewardTracker(self.game, reward, shaping, seats=(self.seat,))
         self._episode_seed = 0
+
+    @property
+    def illegal(self) -> str:
+        """The older name of ``illegal_action``."""
+        return self.illegal_action
+
+    @property
+    def hide_coins(self) -> bool:
+        """``config.hide_coins`` (a game option: the env keeps no copy)."""
+        return self.config.hide_coins
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -179,9 +187,8 @@ class SingleSeatEnv(gym.Env):
         self._episode += 1
         self._policies = self._assign_policies()
         self.state = self.game.new_state(self._episode_seed % (2**63))
-        self._last_coins = self.state.coins[self.seat]
         self._advance()
-        self._phi = self._potential()
+        self._tracker.reset(self.state, seats=(self.seat,))  # rewards count from the learner's first decision
         if self.render_mode == "human":
             self.render()
         return self._obs(), self._info()
@@ -199,16 +206,12 @@ class SingleSeatEnv(gym.Env):
         if isinstance(action, bool):
             raise IllegalActionError(f"action must be an int, got {action!r}")
         if not self.game.is_legal(st, a):
-            if self.illegal == "raise":
+            if self.illegal_action == "raise":
                 self.game.apply(st, a)  # raises a precise IllegalActionError
             return self._obs(), ILLEGAL_REWARD, True, False, {**self._info(), "illegal_action": a}
         self.game.apply(st, a)
         self._advance()
-        reward = self._reward()
-        if self.shaping:
-            phi = self._potential()
-            reward += self.shaping * (phi - self._phi)
-            self._phi = phi
+        reward = self._tracker.advance_seat(st, self.seat)
         terminated = bool(st.over)
         info = self._info()
         if terminated:
@@ -228,23 +231,7 @@ class SingleSeatEnv(gym.Env):
     def render(self):
         """Per ``render_mode``: ``ansi`` the spectator's text, ``human`` printed, ``rgb_array`` the board;
         ``None`` (no render mode) warns and returns None, as Gymnasium envs do."""
-        mode = self.render_mode
-        if mode is None:
-            gym.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self.state is None:
-            raise EnvUsageError("render() before reset()")
-        from . import render as R
-
-        if mode == "rgb_array":
-            if self._renderer is None:
-                self._renderer = R.BoardPainter(self.game)
-            return self._renderer.draw(self.state)
-        text = R.ansi(self.game, self.state)
-        if mode == "human":
-            print(text)
-            return None
-        return text
+        return render_game(self, self.game, self.state, self.render_mode)
 
     def close(self) -> None:
         self._renderer = None
@@ -265,13 +252,8 @@ class SingleSeatEnv(gym.Env):
         return pols
 
     def _advance(self) -> None:
-        """Let the other seats play until the learner must decide or the game ends."""
-        from .agents.base import View
-        g, st = self.game, self.state
-        while not st.over and st.decider != self.seat:
-            seat = st.decider
-            a = self._policies[seat].act(View(g, st, seat), self._opp_rng)
-            g.apply(st, a)
+        """Let the other seats play (``necro_env.loop.play``) until the learner must decide or the game ends."""
+        loop.play(self.game, self.state, self._policies, self._opp_rng, until=self.seat)
 
     def _obs(self) -> np.ndarray | dict[str, np.ndarray]:
         obs = self.observer.observe(self.state, self.seat)
@@ -290,17 +272,7 @@ class SingleSeatEnv(gym.Env):
         return {"seat": self.seat, "episode_seed": self._episode_seed}
 
     def _potential(self) -> float:
-        return progress_potential(self.game, self.state, self.seat)
-
-    def _reward(self) -> float:
-        """The learner's reward since its previous decision (``necro_env.rewards``)."""
-        st = self.state
-        if self.reward_scheme == "coins":
-            gain = st.coins[self.seat] - self._last_coins
-            self._last_coins = st.coins[self.seat]
-            return coins_reward(gain)
-        final = terminal_rewards(self.game, st, self.reward_scheme) if st.over else None
-        return 0.0 if final is None else final[self.seat]
+        return self._tracker.potential(self.state, self.seat)
 
     # ------------------------------------------------------------------ checkpointing
     def get_state(self) -> dict:
@@ -312,8 +284,8 @@ class SingleSeatEnv(gym.Env):
             "episode": self._episode,
             "episode_seed": self._episode_seed,
             "seat": self.seat,
-            "last_coins": self._last_coins,
-            "phi": self._phi,
+            "last_coins": self._tracker.last_coins[self.seat] if self._tracker.last_coins else 0,
+            "phi": self._tracker.last_phi.get(self.seat, 0.0),
             "policies": _policy_names(self._policies),
         }
 
@@ -363,7 +335,10 @@ class SingleSeatEnv(gym.Env):
         # Everything checked: only now change this env.
         self._gen, self._opp_rng, self.state = gen, opp, state
         self._episode, self._episode_seed = episode, episode_seed
-        self.seat, self._last_coins, self._phi = seat, last_coins, float(phi)
+        self.seat = seat
+        memory = list(state.coins) if state is not None else [0] * self.game.num_seats
+        memory[seat] = last_coins  # the learner's coins when last paid; the other seats' are not tracked
+        self._tracker.restore(memory, {seat: phi}, seats=(seat,))
         self._policies = policies
 
     def _seats_for(self, episode: int) -> list[int]:

@@ -174,7 +174,7 @@ def test_coins_relative_and_hide_coins() -> None:
     st = g.new_state(0)
     st.coins = [11, 22, 33, 44, 55]
     for hide in (False, True):
-        ob = Observer(g, hide_coins=hide)
+        ob = Observer(Game(GameConfig(players=5, hide_coins=hide)))  # hide_coins is a game option
         for v in range(5):
             obs = ob.observe(st, v)
             for s in range(5):
@@ -183,12 +183,13 @@ def test_coins_relative_and_hide_coins() -> None:
                 assert seat(obs, k, "coins")[0] == pytest.approx(st.coins[s] / 50 if shown else 0.0)
                 assert seat(obs, k, "coins_visible")[0] == shown
     # two states that differ only in another seat's coins look the same to a hide_coins viewer
-    ob = Observer(g, hide_coins=True)
+    hidden = Game(GameConfig(players=5, hide_coins=True))
+    ob = Observer(hidden)
     other = st.clone()
     other.coins[3] = 99
-    assert np.array_equal(ob.observe(st, 0), Observer(g, hide_coins=True).observe(other, 0))
+    assert np.array_equal(ob.observe(st, 0), Observer(hidden).observe(other, 0))
     assert not np.array_equal(Observer(g).observe(st, 0), Observer(g).observe(other, 0))
-    assert not np.array_equal(ob.observe(st, 3), Observer(g, hide_coins=True).observe(other, 3))
+    assert not np.array_equal(ob.observe(st, 3), Observer(hidden).observe(other, 3))
 
 
 def test_combo_column_features() -> None:
@@ -339,7 +340,7 @@ def test_incremental_fill_equals_fresh_fill(players: int, necro: bool) -> None:
     """An Observer that updates its buffers incrementally gives exactly what a fresh one computes."""
     rng = random.Random(players)
     for hide in (False, True):
-        g = Game(GameConfig(players=players, necromancer=necro))
+        g = Game(GameConfig(players=players, necromancer=necro, hide_coins=hide))
         ob = Observer(g, hide_coins=hide)
         for _, st in random_states(players, necro, games=3, seed=players + hide):
             v = st.decider if (st.decider >= 0 and rng.random() < 0.7) else rng.randrange(players)

@@ -122,7 +122,7 @@ def _target(saved: dict):
     key = (json.dumps(saved["config"], sort_keys=True), json.dumps(saved["options"], sort_keys=True))
     env = _TARGETS.get(key)
     if env is None:
-        options = {k: v for k, v in saved["config"].items() if k != "hide_coins"}  # an env option
+        options = dict(saved["config"])  # every game option, hide_coins included
         env = necro_env.env(players=options.pop("players"), **saved["options"], **options)
         env.reset(seed=12345)
         env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))

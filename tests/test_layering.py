@@ -35,6 +35,7 @@ LAYER_OF = {
     "necro_env.viewer": "view",          # records -> HTML pages (and the palette/layout render uses)
     "necro_env.env": "env",              # the PettingZoo AEC env
     "necro_env.agents": "agents",        # scripted and loaded policies
+    "necro_env.loop": "tools",           # the one game loop (policies play a game forward)
     "necro_env.single_seat": "tools",    # the single-seat Gymnasium env
     "necro_env.wrappers": "tools",       # its former name
     "necro_env.simulate": "tools",

@@ -7,10 +7,11 @@
 played by the teacher (e.g. the heuristic Necromancer) against the training opponents, and keeps, for each
 of the learner's decisions, its observation (the single-seat view's: the same ``Observer`` defaults), its
 legal-action mask, the teacher's action and the discounted return the learner's env would give from there:
-``gamma ** (decisions left) * result`` (result +1 for a win, -1 otherwise: the ``win`` reward) plus, with
-``shaping``, the discounted sum of the progress terms ``shaping * (phi(next decision) - phi(this one))``
-(``necro_env.single_seat.progress_potential``; the last term runs to the end of the game). So the critic
-starts from the teacher's value of the very return PPO will fit. ``pretrain`` fits the actor with
+the rewards after each of its decisions come from the env's own reward bookkeeping
+(``necro_env.rewards.RewardTracker`` with the env's scheme, default ``win``: +1 for a win, -1 otherwise at the
+end, and with ``shaping`` the progress terms ``shaping * (phi(next decision) - phi(this one))``, the last
+running to the end of the game), discounted by ``gamma``. So the critic starts from the teacher's value of
+the very return PPO will fit. ``pretrain`` fits the actor with
 cross-entropy over the legal actions only and the critic with squared error, holding out a share of the
 games to report the actor's top-1 accuracy. LEARNING.md §2 gives the evidence for this recipe
 (kickstarting, actor-critic pretraining).
@@ -27,7 +28,7 @@ import torch
 
 from necro_env.agents.nets import masked_logits
 from necro_env.evaluate import game_seeds, play_game
-from necro_env.single_seat import progress_potential
+from necro_env.rewards import RewardTracker
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class DemoSpec:
     necromancer_opponent: Any = "heuristic"
     gamma: float = 0.995
     shaping: float = 0.0      # the env's progress shaping weight (the critic's targets include it)
+    reward: str = "win"       # the env's reward scheme (the critic's targets are its returns)
     game_options: tuple = ()
     trusted: bool = False     # the specs may name pickled policy files (--trust-pickle)
 
@@ -52,11 +54,11 @@ _W: dict[str, Any] = {}
 def _init(spec: DemoSpec) -> None:
     import necro_env.agents.base as base
     from necro_env.agents.registry import make_policy
-    from necro_env.game import Game, GameConfig
+    from necro_env.env import make_config
+    from necro_env.game import Game
 
     torch.set_num_threads(1)
-    game = Game(GameConfig(players=spec.players, necromancer=spec.necromancer, skip_forced=True,
-                           **dict(spec.game_options)))
+    game = Game(make_config(spec.players, necromancer=spec.necromancer, **dict(spec.game_options)))  # the env's
     _W.update(spec=spec, game=game, observer=base.observer_for(game),
               teacher=make_policy(spec.teacher, spec.learner, trusted=spec.trusted),
               opponent=make_policy(spec.opponents, "player", trusted=spec.trusted),
@@ -81,28 +83,27 @@ def _one_game(args: tuple[int, int]) -> dict[str, np.ndarray]:
             pols.append(_W["necro"])
         else:
             pols.append(_W["opponent"])
-    obs, masks, acts, phis = [], [], [], []
+    obs, masks, acts, paid = [], [], [], []
+    tracker = RewardTracker(game, spec.reward, spec.shaping, seats=(seat,))
 
     def record(view, action):
         if view.seat == seat:
             obs.append(view.observation.astype(np.float16))
             masks.append(np.packbits(view.mask.astype(bool)))
             acts.append(action)
-            if spec.shaping:
-                phis.append(progress_potential(view.game, view.state, seat))
+            if len(acts) == 1:
+                tracker.reset(view.state)  # the single-seat env pays from the learner's first decision
+            else:
+                paid.append(tracker.advance_seat(view.state, seat))  # the reward after the previous decision
 
     def end(game_, st):
-        if spec.shaping:
-            phis.append(progress_potential(game_, st, seat))
+        paid.append(tracker.advance_seat(st, seat))  # the reward after the last decision (terminal included)
 
     engine_seed, rngs = game_seeds(seed, index, n)
     rec = play_game(game, pols, engine_seed, rngs, on_decision=record, on_end=end)
     result = 1.0 if seat in rec["winners"] else -1.0
     t = len(acts)
-    rewards = np.zeros(t, dtype=np.float64)
-    rewards[-1] = result
-    if spec.shaping:
-        rewards += spec.shaping * np.diff(np.asarray(phis, dtype=np.float64))
+    rewards = np.asarray(paid, dtype=np.float64)
     ret = discounted_returns(rewards, spec.gamma)
     return {"obs": np.stack(obs), "mask": np.stack(masks), "action": np.asarray(acts, dtype=np.int16),
             "ret": ret.astype(np.float32), "game": np.full(t, index, dtype=np.int32),

@@ -27,7 +27,8 @@ class RLlibConfig:
 
     name: experiment name (run directory ``<out_dir>/<name>__s<seed>``).
     players, necromancer, game_options, reward, max_cycles: the AEC env (``necro_env.env``); ``max_cycles``
-        (agent steps, null: off) truncates long games.
+        (agent steps, null: off) truncates long games. ``game_options`` are ``GameConfig`` fields
+        (``hide_coins`` among them) other than ``players``/``necromancer``, which are keys of their own.
     policy_mapping: which RLModule (policy) each agent uses:
         "shared" (default): every ``player_N`` shares the module ``players``, ``necromancer_0`` has ``necromancer``;
         "per_agent": one module per agent, named after it (``player_0``, ..., ``necromancer_0``);
@@ -91,7 +92,7 @@ class RLlibConfig:
              f"name must be letters, digits, '-' or '_', got {self.name!r}")
         need(isinstance(self.necromancer, bool), f"necromancer must be true or false, got {self.necromancer!r}")
         need(isinstance(self.game_options, dict), "game_options must be a mapping")
-        reserved = {"players", "necromancer", "hide_coins"} & set(self.game_options)
+        reserved = {"players", "necromancer"} & set(self.game_options)  # top-level keys of this config
         need(not reserved, f"game_options may not set {sorted(reserved)}")
         need(is_int(self.players), f"players must be an int, got {self.players!r}")
         try:  # the game checks the seats and every game option at load time

@@ -322,7 +322,7 @@ def warm_start(model: MaskablePPO, cfg: TrainConfig, run_dir: Path, trusted: boo
     say = (lambda msg: None) if quiet else (lambda msg: print(msg, flush=True))
     spec = DemoSpec(players=cfg.players, necromancer=cfg.necromancer, learner=cfg.learner, teacher=ws.teacher,
                     opponents=cfg.opponents, necromancer_opponent=cfg.necromancer_opponent, gamma=cfg.gamma,
-                    shaping=cfg.shaping, game_options=tuple(sorted(cfg.game_options.items())), trusted=trusted)
+                    shaping=cfg.shaping, reward=cfg.reward, game_options=tuple(sorted(cfg.game_options.items())), trusted=trusted)
     t0 = time.time()
     bar = None
     if not quiet:

@@ -1,6 +1,10 @@
 """``GameConfig``: everything that fixes a game before its seed.
 
-Reward-neutral options only (observation and reward options belong to the env).
+Reward-neutral options only (observation and reward options belong to the env). Every
+option here has this one home: the env, the single-seat view, the observer, the renderer
+and the records read ``game.config`` (``hide_coins`` included) and keep no copy.
+``hide_necro_reserve`` is not here: it only changes what an observation shows, never the
+engine's turn flow, so it is an env option.
 Invalid values raise :class:`ConfigError` (a ``ValueError``) naming the allowed
 range. The scenario readings of RULES.md §4.3 marked **Config** are options here,
 with the recommended reading as the default.
@@ -52,7 +56,8 @@ class GameConfig:
         hand cannot take outright but are at most 3 short of (the reading of many players and
         of the official app). Either way at least 1 token must be in hand, and conquests end
         after the roll.
-    hide_coins: coins are hidden information (set by the env's ``hide_coins``). The engine
+    hide_coins: coins are hidden information (also what observations show: the env's
+        ``hide_coins`` argument is this option). The engine
         then never lets a seat's coins decide what the others could observe: the
         Necromancer's BUY step is entered at the start of each of his turns and stays open
         after each purchase until he plays END_BUY, whether or not he can pay (END_BUY alone
