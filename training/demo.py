@@ -1,4 +1,4 @@
-"""The README's main job: train a small Necromancer on CPU, show that it learned, and show what the shipped policies are for.
+"""The README's main job: train a small Necromancer on CPU, show that it learned, and what the shipped policies do.
 
     python training/demo.py [--config configs/necromancer_quick.yaml] [--games 400] [--shipped-games 400] [--json]
 

@@ -114,9 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     except (NecroEnvError, TrainConfigError) as e:
         print(f"reproduce: error: {e}", file=sys.stderr)
         return 2
+    capped = todo["shipped_stopped_by"] == "max_minutes"
     print(f"pretrained:{args.name}: seed {todo['seed']}, {todo['shipped_steps']} PPO steps, stopped by "
-          f"{todo['shipped_stopped_by']}" + (" (a wall-time cap: a rerun stops where this machine's time runs out, "
-                                            "so its steps differ)" if todo["shipped_stopped_by"] == "max_minutes" else ""))
+          f"{todo['shipped_stopped_by']}"
+          + (" (a wall-time cap: a rerun stops where this machine's time runs out, so its steps differ)" if capped else ""))
     print(f"configs/{args.name}.yaml against the config recorded in the shipped file: "
           + ("the same learning keys" if not todo["differences"] else "these learning keys differ:"))
     for line in todo["differences"]:
