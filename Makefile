@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # in the extras' install line keeps any extra from replacing it).
 TORCH_PIN := torch==2.13.0
 
-.PHONY: install test fuzz demo bench bench-env simulate clean
+.PHONY: install test fuzz demo reproduce digest bench bench-env simulate clean
 
 install: $(STAMP)
 
@@ -35,6 +35,18 @@ fuzz: $(STAMP)
 # random (and the heuristic) Necromancer on the same seeded games (training/demo.py).
 demo: $(STAMP)
 	$(VPY) training/demo.py --config configs/necromancer_quick.yaml
+
+# Retrain a shipped policy from its config with the current code (the seed its file records), then
+# evaluate it and the shipped file on 600 games of seed 2024 (training/reproduce.py; about an hour):
+#   make reproduce NAME=necromancer_3p      (necromancer_6p, player_2p)
+NAME ?= necromancer_3p
+reproduce: $(STAMP)
+	$(VPY) training/reproduce.py $(NAME)
+
+# The weights' digests after the warm start and the first two PPO updates of configs/digest_small.yaml
+# against tests/data/recipe_digests.json (training/recipe_digest.py); `make digest WRITE=1` rewrites them.
+digest: $(STAMP)
+	$(VPY) training/recipe_digest.py $(if $(WRITE),--write,--check)
 
 bench: $(STAMP)
 	$(VPY) benchmarks/engine_speed.py

@@ -1,0 +1,54 @@
+"""make reproduce (training/reproduce.py): the plan that retrains a shipped policy from its config and
+recorded seed, then evaluates it as docs/results/LEARNING.md does. Nothing is trained here."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+
+from necro_env.agents.registry import pretrained_names  # noqa: E402
+from necro_env.game.errors import ConfigError  # noqa: E402
+from training import reproduce  # noqa: E402
+
+
+@pytest.mark.parametrize("name", pretrained_names())
+def test_plan_trains_the_config_with_the_recorded_seed_and_evaluates_as_the_docs_do(name, tmp_path):
+    role, info = reproduce.recorded(name)
+    todo = reproduce.plan(name, str(tmp_path))
+    assert todo["seed"] == info["config"]["seed"] and todo["role"] == role
+    train = todo["train"]
+    assert train[train.index("--config") + 1].endswith(f"configs/{name}.yaml")
+    assert train[train.index("--seed") + 1] == str(info["config"]["seed"])
+    assert train[train.index("--out-dir") + 1] == str(tmp_path)
+    assert todo["run_dir"] == str(tmp_path / f"{name}__s{todo['seed']}")
+    for label, spec in (("retrained", f"{todo['run_dir']}/final.safetensors"), ("shipped", f"pretrained:{name}")):
+        cmd = " ".join(todo["evaluate"][label])
+        assert "--games 600 --seed 2024" in cmd and f"--players {todo['players']}" in cmd
+        if role == "necromancer":
+            assert f"--necromancer {spec} --players-policy greedy" in cmd
+        else:
+            assert f"--no-necromancer --players-policy {spec} --opponents greedy" in cmd
+    # Today's configs learn as the shipped runs did: every difference is a key added later with its default.
+    assert all("not recorded (added later)" in line for line in todo["differences"])
+
+
+def test_config_differences_name_changed_added_and_dropped_keys_but_not_where_a_run_goes():
+    rec = {"name": "abl", "out_dir": "runs/x", "learning_rate": 3e-4, "gone": 1, "same": 2}
+    now = {"name": "n", "out_dir": "runs", "learning_rate": 5e-4, "new": True, "same": 2}
+    assert reproduce.config_differences(rec, now) == [
+        "gone: recorded 1, no longer a key", "learning_rate: recorded 0.0003, now 0.0005",
+        "new: not recorded (added later), now True"]
+
+
+def test_unknown_names_are_refused(capsys):
+    with pytest.raises(ConfigError, match="shipped: necromancer_3p"):
+        reproduce.recorded("nope")
+    assert reproduce.main(["nope", "--dry-run"]) == 2
+    assert "no shipped policy 'nope'" in capsys.readouterr().err
+
+
+def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path, capsys):
+    assert reproduce.main(["necromancer_3p", "--dry-run", "--out-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "the same learning keys" in out and "train:" in out and "--seed 0" in out
+    assert not any(tmp_path.iterdir())
