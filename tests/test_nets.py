@@ -9,7 +9,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from necro_env.agents.nets import OTHER_ACTIONS, REGION_KINDS, MlpNet, RegionNet, build_net, masked_logits  # noqa: E402
+from necro_env.agents.nets import (  # noqa: E402
+    OTHER_ACTIONS, REGION_KINDS, MlpNet, RegionNet, arch_parameters, arch_shapes, build_net, check_arch, masked_logits,
+)
 from necro_env.agents.torch_policy import NetPolicy, load_policy, read_policy_file, save_policy  # noqa: E402
 from necro_env.game import NUM_ACTIONS, Game, GameConfig  # noqa: E402
 from necro_env.game.actions import OFFSET  # noqa: E402
@@ -102,10 +104,16 @@ def test_bad_policy_files_are_refused(tmp_path):
     with pytest.raises(ConfigError, match="not a readable necro_env policy file"):
         read_policy_file(bad)
     from safetensors.torch import save_file
-    save_file({"w": torch.zeros(2)}, str(bad), metadata={"necro_env.format": "necro_env/policy",
-                                                         "necro_env.version": "1", "necro_env.role": "player",
-                                                         "necro_env.arch": json.dumps({"kind": "mlp", "hidden": [8]})})
+
+    from necro_env.fingerprint import layout_fingerprint
+    meta = {"necro_env.format": "necro_env/policy", "necro_env.version": "2", "necro_env.role": "player",
+            "necro_env.fingerprint": layout_fingerprint(), "necro_env.commit": "unknown", "necro_env.info": "{}",
+            "necro_env.arch": json.dumps(check_arch({"kind": "mlp", "hidden": [8]}))}
+    save_file({"w": torch.zeros(2)}, str(bad), metadata=meta)
     with pytest.raises(ConfigError, match="do not fit the architecture"):
+        read_policy_file(bad)
+    save_file({"w": torch.zeros(2)}, str(bad), metadata={**meta, "necro_env.version": "1"})
+    with pytest.raises(ConfigError, match="format version 1, which predates layout fingerprints"):
         read_policy_file(bad)
     with pytest.raises(ConfigError, match="kind"):
         build_net({"kind": "transformer"})
