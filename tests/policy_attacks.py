@@ -111,7 +111,8 @@ REFUSED = {
     "arch 10**5 deep": (lambda p: _arch_attack(p, _deep(10 ** 5)), "necro_env.arch is 200,000 characters long"),
     "arch 2000 deep": (lambda p: _arch_attack(p, _deep(2000)), "not valid JSON \\(RecursionError"),
     "info 10**5 deep": (lambda p: save_file({"w": torch.zeros(1)}, str(p), metadata=header(
-        json.dumps(SMALL), **{"necro_env.info": _deep(10 ** 5)})), "necro_env.info is not valid JSON \\(RecursionError"),
+        json.dumps(SMALL), **{"necro_env.info": _deep(10 ** 5)})),
+        "necro_env.info is not valid JSON \\(RecursionError"),
     "header 2 MB": (lambda p: save_file({"w": torch.zeros(1)}, str(p), metadata=header(
         json.dumps(SMALL), **{"necro_env.info": json.dumps({"x": "y" * 2_000_000})})), "a header of 2,000,"),
     "int8 weights": (lambda p: _with_tensors(p, _int8), "must be float32 \\(F32\\); other dtypes"),
@@ -124,7 +125,8 @@ REFUSED = {
         json.dumps(SMALL), **{"necro_env.fingerprint": "0123456789abcdef"})),
         "its layout fingerprint is '0123456789abcdef', this necro_env's is '[0-9a-f]{16}'"),
     "no fingerprint": (lambda p: save_file({"w": torch.zeros(1)}, str(p), metadata={
-        k: v for k, v in header(json.dumps(SMALL)).items() if k != "necro_env.fingerprint"}), "no necro_env.fingerprint"),
+        k: v for k, v in header(json.dumps(SMALL)).items() if k != "necro_env.fingerprint"}),
+        "no necro_env.fingerprint"),
     "format version 1": (lambda p: save_file({"w": torch.zeros(1)}, str(p), metadata=header(
         json.dumps(SMALL), **{"necro_env.version": "1"})), "version 1, which predates layout fingerprints"),
     "bad commit": (lambda p: save_file({"w": torch.zeros(1)}, str(p), metadata=header(

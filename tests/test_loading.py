@@ -549,7 +549,8 @@ def test_every_error_class_is_a_necro_env_error():
     from necro_env.env import GameOverError, InvalidActionError
     from necro_env.game import errors
 
-    classes = [registry.UntrustedPolicyError, registry.PolicyFileError, UnknownAgentError, EnvUsageError,
-               GameOverError, InvalidActionError] + [getattr(errors, n) for n in dir(errors) if n.endswith("Error")]
+    classes = [registry.UntrustedPolicyError, registry.PolicyFileError, registry.PolicyOutputError, UnknownAgentError,
+               EnvUsageError, GameOverError, InvalidActionError] + [getattr(errors, n) for n in dir(errors)
+                                                                    if n.endswith("Error")]
     for cls in classes:
         assert issubclass(cls, NecroEnvError), cls

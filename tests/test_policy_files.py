@@ -62,7 +62,8 @@ def test_the_fingerprint_covers_columns_divisors_and_the_action_table(monkeypatc
     assert layout_fingerprint() != before
     monkeypatch.undo()
     off = dict(actions.OFFSET)  # two 1-wide actions swapped
-    off[actions.Kind.DECLINE], off[actions.Kind.END_CONQUEST] = off[actions.Kind.END_CONQUEST], off[actions.Kind.DECLINE]
+    a, b = actions.Kind.DECLINE, actions.Kind.END_CONQUEST
+    off[a], off[b] = off[b], off[a]
     monkeypatch.setattr(actions, "OFFSET", off)
     assert layout_fingerprint() != before
     monkeypatch.undo()

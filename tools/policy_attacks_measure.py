@@ -51,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
             bad += not ok
             line = own[0].removeprefix("necro-env evaluate: error: ") if own and want else ""
             line = line.replace(str(path), "FILE")
-            print(f"{name:<28} {proc.returncode:>3} {secs:>7.2f} {peak:>8.0f} {len(own):>5} {'yes' if tb else 'no':>3}  "
-                  f"{line[:90]}{'' if ok else '   <-- NOT AS EXPECTED'}")
+            print(f"{name:<28} {proc.returncode:>3} {secs:>7.2f} {peak:>8.0f} {len(own):>5} "
+                  f"{'yes' if tb else 'no':>3}  {line[:90]}{'' if ok else '   <-- NOT AS EXPECTED'}")
     return 1 if bad else 0
 
 

@@ -33,9 +33,9 @@ def fingerprint_at(commit: str) -> str:
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(tmp), commit], check=True)
     try:
         shutil.copy(ROOT / "necro_env" / "fingerprint.py", tmp / "necro_env" / "fingerprint.py")
-        out = subprocess.run([sys.executable, "-c", "from necro_env.fingerprint import layout_fingerprint as f; print(f())"],
-                             cwd=tmp, env={"PYTHONPATH": str(tmp), "PATH": "/usr/bin:/bin"}, capture_output=True,
-                             text=True, check=True)
+        code = "from necro_env.fingerprint import layout_fingerprint as f; print(f())"
+        env = {"PYTHONPATH": str(tmp), "PATH": "/usr/bin:/bin"}
+        out = subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, capture_output=True, text=True, check=True)
         return out.stdout.strip()
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tmp)], check=False)

@@ -42,7 +42,8 @@ from necro_env.game.errors import StateError, cap_message, short_repr
 FORMAT = "necro_env/checkpoint"
 VERSION = 2
 _NAME = re.compile(r"ckpt_([0-9]{10})\.json")
-_KEYS = {"format", "version", "fingerprint", "commit", "num_timesteps", "zip_sha256", "last_obs", "last_episode_starts", "env_states",
+_KEYS = {"format", "version", "fingerprint", "commit",
+         "num_timesteps", "zip_sha256", "last_obs", "last_episode_starts", "env_states",
          "torch_rng", "numpy_rng", "python_rng", "checksum"}
 
 

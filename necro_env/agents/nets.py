@@ -5,7 +5,10 @@ Both map a batch of observation vectors (``necro_env.observe``, float32 ``(B, OB
 logits of every action of the table (``(B, NUM_ACTIONS)``, masking is the caller's) and a value
 ``(B,)``. Both are plain ``nn.Module``s: training wraps them in an SB3 policy (``training/``),
 inference (``necro_env.agents.torch_policy``) runs them directly. ``build_net(arch)`` builds one
-from a JSON-ready dict, so a saved policy is its weights plus that dict, never a pickle.
+from a JSON-ready dict, so a saved policy is its weights plus that dict, never a pickle; the dict is
+checked first (``check_arch``: kind, keys, integer bounds, at most ``MAX_PARAMETERS`` parameters counted
+by ``arch_parameters`` from the tensor shapes ``arch_shapes`` lists), so nothing is allocated for a
+hostile one.
 
 ``RegionNet`` (the default for learning; RULES of thumb from LEARNING.md §4):
 

@@ -208,12 +208,13 @@ def policy_header(path: str | os.PathLike) -> dict[str, Any]:
     missing = [k for k in want if k not in shapes]
     extra = [k for k in shapes if k not in want]
     if missing or extra:
-        raise _fail(path, f"the weights do not fit the architecture {short_repr(arch, 200)}: "
-                          + (f"missing tensors {short_list(missing)}" if missing else "")
-                          + ("; " if missing and extra else "") + (f"unexpected tensors {short_list(extra)}" if extra else ""))
+        parts = ([f"missing tensors {short_list(missing)}"] if missing else []) \
+            + ([f"unexpected tensors {short_list(extra)}"] if extra else [])
+        raise _fail(path, f"the weights do not fit the architecture {short_repr(arch, 200)}: {'; '.join(parts)}")
     wrong = [f"{k} {shapes[k]} (expected {want[k]})" for k in want if shapes[k] != want[k]]
     if wrong:
-        raise _fail(path, f"the weights do not fit the architecture {short_repr(arch, 200)}: shapes {short_list(wrong)}")
+        raise _fail(path, f"the weights do not fit the architecture {short_repr(arch, 200)}: "
+                          f"shapes {short_list(wrong)}")
     not_f32 = [f"{k} ({dtypes[k]})" for k in want if dtypes[k] != DTYPE]
     if not_f32:
         raise _fail(path, f"policy weights must be float32 ({DTYPE}); other dtypes: {short_list(not_f32)}")
