@@ -223,23 +223,26 @@ def policy_header(path: str | os.PathLike) -> dict[str, Any]:
 
 def read_policy_file(path: str | os.PathLike) -> tuple[torch.nn.Module, str, dict]:
     """``(network, role, info)`` from a policy file; ``PolicyFileError`` naming what is wrong with it
-    (``policy_header``'s checks, then non-finite weights)."""
-    from safetensors import SafetensorError
-    from safetensors.torch import load_file
+    (``policy_header``'s checks, then non-finite weights). The tensors are read one at a time, twice
+    (checked, then copied into the built network), so no second full copy of the weights is held."""
+    from safetensors import SafetensorError, safe_open
 
     header = policy_header(path)
+    names = list(header["shapes"])
     try:
-        tensors = load_file(os.fspath(path))
+        with safe_open(os.fspath(path), framework="pt") as f:
+            bad = [k for k in names if not bool(torch.isfinite(f.get_tensor(k)).all())]
+            if bad:
+                raise _fail(path, f"weights must be finite; NaN or infinite values in {short_list(bad)}")
+            net = build_net(header["arch"])
+            state = net.state_dict()  # the parameters themselves (shared storage)
+            with torch.no_grad():
+                for k in names:
+                    state[k].copy_(f.get_tensor(k))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+        if isinstance(e, PolicyFileError):
+            raise
         raise _fail(path, f"not a readable necro_env policy file (safetensors): {e}") from None
-    bad = [k for k, v in tensors.items() if not bool(torch.isfinite(v).all())]
-    if bad:
-        raise _fail(path, f"weights must be finite; NaN or infinite values in {short_list(bad)}")
-    net = build_net(header["arch"])
-    try:
-        net.load_state_dict(tensors, strict=True)
-    except RuntimeError as e:  # not expected after the shape checks; kept as a typed error all the same
-        raise _fail(path, f"the weights do not fit the architecture {header['arch']}: {e}") from None
     return net, header["role"], header["info"]
 
 
