@@ -353,8 +353,10 @@ def test_a_20_mb_record_is_refused_in_little_memory(tmp_path):
             "print(rc, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300,
                           cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
     rc, peak_kb = map(int, proc.stdout.split())
-    assert rc == 1 and "comes after the end of the game" in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert rc == 1 and "comes after the end of the game" in proc.stderr, proc.stderr[-2000:]
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr[-2000:]
     assert peak_kb < 500 * 1024, f"peak {peak_kb // 1024} MB"
 
 
