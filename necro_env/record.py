@@ -10,8 +10,10 @@ A game record is the JSON-ready dict of ``env.unwrapped.record()``:
 
 Only ``format``, ``version`` (the int 1), ``config`` (every ``GameConfig`` option),
 ``seed`` and ``actions`` are required; the others are checked when present (``env_id`` must
-be this env's, ``options`` lists all three). Records are safe to load from anyone: every
-field's type is checked (nesting at most 32 deep) before the game is replayed. Same
+be this env's, ``options`` lists all three, ``result`` holds exactly the keys of
+``Game.result``). Records are safe to load from anyone: every field's type is checked
+(nesting at most 32 deep, without a Python object per element) before the game is replayed,
+and messages name at most a few of the offending keys. Same
 config + seed + actions = the same game, bit for bit. This module holds the format
 (``parse_record``), the engine-level replay (``replay_engine``, ``iter_replay``); the
 ``necro-env replay`` subcommand lives in ``replay_command.py``, and the env-level replay,
