@@ -74,7 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split())
+    """The error's message on one line, at most ``MAX_MESSAGE`` characters (whatever data it quotes)."""
+    from .game.errors import cap_message
+
+    return cap_message(" ".join(str(e).split()))
 
 
 if __name__ == "__main__":

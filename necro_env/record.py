@@ -11,10 +11,12 @@ A game record is the JSON-ready dict of ``env.unwrapped.record()``:
 Only ``format``, ``version`` (the int 1), ``config`` (every ``GameConfig`` option),
 ``seed`` and ``actions`` are required; the others are checked when present (``env_id`` must
 be this env's, ``options`` lists ``reward`` and ``hide_necro_reserve``, and ``shaping`` when
-the env had it). ``hide_coins`` is a game option: its one home is ``config``; records written
-before it moved there also list it under ``options``, which is read only to refuse a record
-that contradicts its own config (``env_options``). Records are safe to load from anyone: every
-field's type is checked (nesting at most 32 deep) before the game is replayed. Same
+the env had it; ``result`` holds exactly the keys of ``Game.result``). ``hide_coins`` is a game
+option: its one home is ``config``; records written before it moved there also list it under
+``options``, which is read only to refuse a record that contradicts its own config
+(``env_options``). Records are safe to load from anyone: every field's type is checked (nesting
+at most 32 deep, without a Python object per element) before the game is replayed, and messages
+name at most a few of the offending keys. Same
 config + seed + actions = the same game, bit for bit. This module holds the format
 (``parse_record``), the engine-level replay (``replay_engine``, ``iter_replay``); the
 ``necro-env replay`` subcommand lives in ``replay_command.py``, and the env-level replay,
@@ -28,6 +30,7 @@ illegal-action note differing from the replay (``necro-env replay`` exits 1 on s
 """
 from __future__ import annotations
 
+import heapq
 import json
 import sys
 from pathlib import Path
@@ -39,7 +42,7 @@ from .game import Game, GameConfig, Phase, State, decode
 from .game.actions import Kind
 from .game.board import TERRAIN_NAMES
 from .game.catalog import OCCUPANT_NAMES, POWERS, RACES
-from .game.errors import ConfigError, IllegalActionError, StateError, short_repr
+from .game.errors import ConfigError, IllegalActionError, StateError, cap_message, short_repr
 from .versions import ENV_ID, retired_message
 
 RECORD_FORMAT = "necro_env/record"
@@ -47,6 +50,9 @@ RECORD_VERSION = 1
 _RECORD_KEYS = {"format", "version", "env_id", "config", "options", "seed", "agents", "actions", "illegal",
                 "over", "result"}
 _REQUIRED = {"format", "version", "config", "seed", "actions"}
+#: The keys of ``Game.result`` (a record's ``result``); tests/test_loading.py keeps the two equal.
+RESULT_KEYS = frozenset({"over", "winners", "necromancer_won", "coins", "rounds_played", "ghost_curve",
+                         "ghosts_in_play", "bought_ghosts", "bought_powers"})
 
 
 def agent_names(config: GameConfig) -> list[str]:
@@ -68,39 +74,65 @@ def check_header(d: Any, fmt: str, version: int, what: str) -> None:
         raise StateError(f"unsupported {what} version {short_repr(v)} (this necro_env reads version {version}, an int)")
 
 
+def some_keys(keys, limit: int = 10) -> str:
+    """The first ``limit`` (sorted) of ``keys`` as a list, with how many more there are: a message names a
+    few of a million unexpected keys, not all of them."""
+    names = [k if isinstance(k, str) else short_repr(k) for k in keys]
+    first = heapq.nsmallest(limit, names)
+    more = len(names) - len(first)
+    return "[" + ", ".join(short_repr(k) for k in first) + (f", ... and {more} more" if more else "") + "]"
+
+
 def check_keys(d: dict, required: set, allowed: set, what: str) -> None:
-    """``StateError`` naming the missing and the unexpected keys of ``d`` (a checked header's dict)."""
+    """``StateError`` naming the missing and (the first few) unexpected keys of ``d`` (a checked header's dict)."""
     missing = sorted(required - set(d))
-    extra = sorted(short_repr(k) if not isinstance(k, str) else k for k in set(d) - allowed)
+    extra = [k for k in d if k not in allowed]
     if missing or extra:
-        raise StateError(f"{what} keys do not match: missing {missing}, unexpected {extra}")
+        raise StateError(cap_message(f"{what} keys do not match: missing {missing}, unexpected {some_keys(extra)}"))
 
 
 MAX_JSON_DEPTH = 32
 
 
+_SCALARS = frozenset({int, str, bool, type(None)})  # JSON scalars that need no further check
+
+
+def _check_scalar(v: Any, what: str) -> None:
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            raise StateError(f"{what} holds a non-finite number {v!r}")
+    elif v is not None and not isinstance(v, (str, int)):
+        raise StateError(f"{what} holds a {type(v).__name__}; allowed: JSON objects, lists, strings, "
+                         f"numbers, booleans and null")
+
+
 def check_json(x: Any, what: str, max_depth: int = MAX_JSON_DEPTH) -> None:
     """``StateError`` unless ``x`` is plain JSON data (dicts with str keys, lists, str, int, finite
     float, bool, None) nested at most ``max_depth`` deep. Iterative: a hostile depth cannot
-    exhaust the stack here or in the code that walks ``x`` afterwards."""
+    exhaust the stack here or in the code that walks ``x`` afterwards. Streaming: only containers
+    are stacked, and a container of plain scalars (a record's long action list) is checked by the
+    set of its element types (C loops), so a huge record costs no Python object per element."""
+    if not isinstance(x, (dict, list)):
+        _check_scalar(x, what)
+        return
     stack = [(x, 0)]
     while stack:
         v, depth = stack.pop()
-        if isinstance(v, (dict, list)):
-            if depth >= max_depth:
-                raise StateError(f"{what} is nested more than {max_depth} levels deep")
-            if isinstance(v, dict):
-                if not all(isinstance(k, str) for k in v):
-                    raise StateError(f"{what} has a non-string key (JSON objects have string keys)")
-                stack.extend((c, depth + 1) for c in v.values())
+        if depth >= max_depth:
+            raise StateError(f"{what} is nested more than {max_depth} levels deep")
+        if isinstance(v, dict):
+            if not all(isinstance(k, str) for k in v):
+                raise StateError(f"{what} has a non-string key (JSON objects have string keys)")
+            items = v.values()
+        else:
+            items = v
+        if set(map(type, items)) <= _SCALARS:
+            continue
+        for c in items:
+            if isinstance(c, (dict, list)):
+                stack.append((c, depth + 1))
             else:
-                stack.extend((c, depth + 1) for c in v)
-        elif isinstance(v, float):
-            if v != v or v in (float("inf"), float("-inf")):
-                raise StateError(f"{what} holds a non-finite number {v!r}")
-        elif v is not None and not isinstance(v, (str, int)):
-            raise StateError(f"{what} holds a {type(v).__name__}; allowed: JSON objects, lists, strings, "
-                             f"numbers, booleans and null")
+                _check_scalar(c, what)
 
 
 def is_int(v: Any) -> bool:
@@ -150,6 +182,8 @@ def check_actions(actions: Any, what: str) -> list[int]:
 
     if not isinstance(actions, list):
         raise StateError(f"{what} actions must be a list of ints, got {type(actions).__name__}")
+    if not actions or (set(map(type, actions)) == {int} and min(actions) >= 0 and max(actions) < NUM_ACTIONS):
+        return list(actions)  # the common case, in C loops; otherwise find the first bad step
     for k, a in enumerate(actions):
         if not is_int(a) or not 0 <= a < NUM_ACTIONS:
             raise StateError(f"{what} action list: step {k} is {short_repr(a)}, not an action index "
@@ -183,6 +217,11 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
     check_header(record, RECORD_FORMAT, RECORD_VERSION, "game record")
     check_keys(record, _REQUIRED, _RECORD_KEYS, "game record")
     check_json(record, "game record")
+    result = record.get("result")
+    if isinstance(result, dict) and set(result) != RESULT_KEYS:
+        extra = some_keys(k for k in result if k not in RESULT_KEYS)
+        raise StateError(f"game record result keys do not match game.result(): missing "
+                         f"{sorted(RESULT_KEYS - set(result))}, unexpected {extra}")
     env_id = record.get("env_id", ENV_ID)
     if env_id != ENV_ID:
         why = retired_message(env_id) if isinstance(env_id, str) else None
@@ -191,7 +230,7 @@ def parse_record(record: Any) -> tuple[GameConfig, dict, int, list[int]]:
     try:
         config = GameConfig.from_dict(record["config"], complete=True)
     except (ConfigError, TypeError) as e:
-        raise StateError(f"game record config: {e}") from None
+        raise StateError(cap_message(f"game record config: {e}")) from None
     options = record.get("options")
     options = {} if options is None else env_options(options, config, "game record")
     seed = record["seed"]
@@ -214,7 +253,7 @@ def env_options(options: Any, config: GameConfig, what: str, optional: frozenset
     keys = set(options)
     if not _ENV_OPTIONS <= keys or not keys <= _ENV_OPTIONS | optional | _LEGACY_OPTIONS:
         raise StateError(f"{what} options must be null or list exactly {sorted(_ENV_OPTIONS)} (and "
-                         f"{sorted(optional)} where set), got keys {sorted(map(str, options))}")
+                         f"{sorted(optional)} where set), got keys {some_keys(options)}")
     if "hide_coins" in options:
         if options["hide_coins"] is not config.hide_coins:
             raise StateError(f"{what} options say hide_coins={short_repr(options['hide_coins'])} but its config "
@@ -281,7 +320,9 @@ def load_record(path: str) -> Any:
     an int of more than 4,300 digits, nesting deeper than Python's stack)."""
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-        return json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        del data  # the bytes are not needed while the text is parsed
+        return json.loads(text)
     except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise StateError(f"{path}: not a JSON game record ({type(e).__name__}: {str(e)[:200]})") from None
 

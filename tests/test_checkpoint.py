@@ -107,6 +107,28 @@ def test_no_intact_checkpoint_is_an_error_listing_why(run, tmp_path):
         _resume(cfg, ckpts)
 
 
+def test_resume_across_a_layout_change_is_refused(run, tmp_path, monkeypatch):
+    """Issue 27.1: a checkpoint records the layout fingerprint; with another layout (here: two 1-wide glob
+    features swapped) every checkpoint is refused with a CheckpointError naming both fingerprints, and a
+    version-1 checkpoint (no fingerprint) says it predates fingerprints."""
+    from layouts import swap_glob_features
+    from necro_env.fingerprint import layout_fingerprint
+
+    cfg, ckpts = _copy(run, tmp_path)
+    theirs = json.loads((ckpts / f"{NEWEST}.json").read_text())["fingerprint"]
+    assert theirs == layout_fingerprint()
+    swap_glob_features(monkeypatch)
+    mine = layout_fingerprint()
+    assert mine != theirs
+    with pytest.raises(CheckpointError, match=f"no intact checkpoint .*its layout fingerprint is '{theirs}', "
+                                              f"this necro_env's is '{mine}'"):
+        _resume(cfg, ckpts)
+    monkeypatch.undo()
+    _resign(ckpts / f"{NEWEST}.json", lambda b: (b.update(version=1), b.pop("fingerprint"), b.pop("commit")))
+    with pytest.raises(CheckpointError, match="version 1, which predates layout fingerprints"):
+        read_checkpoint(ckpts / NEWEST, cfg.n_envs, OBS_SIZE)
+
+
 def test_checkpoint_holds_checksums_and_is_written_atomically(run):
     cfg, run_dir = run
     base = checkpoints(run_dir / "checkpoints")[0]
@@ -115,6 +137,9 @@ def test_checkpoint_holds_checksums_and_is_written_atomically(run):
     assert body.pop("checksum") == _digest(body)
     assert not list((run_dir / "checkpoints").glob("*.tmp"))  # temp files are renamed into place
     read_checkpoint(base, cfg.n_envs, OBS_SIZE)
+    from necro_env.fingerprint import is_commit, layout_fingerprint
+
+    assert body["fingerprint"] == layout_fingerprint() and is_commit(body["commit"])
 
 
 def test_checkpoint_step_reads_the_name_and_rejects_others(run):

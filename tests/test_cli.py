@@ -180,3 +180,12 @@ def test_console_script(tmp_path):
     assert untimed(s) == untimed(simulate(4, True, 2, 3))
     bad = subprocess.run([str(script), "simulate", "--players", "7"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--players must be 3-6" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_error_lines_are_capped():
+    """Issue 27: whatever data an error quotes, the CLI's one line stays at most ~2 kB."""
+    from necro_env.game.errors import MAX_MESSAGE, cap_message
+
+    line = cli._one_line(ConfigError("bad keys:\n" + ", ".join(f"'k{i}'" for i in range(10 ** 5))))
+    assert len(line) <= MAX_MESSAGE and "\n" not in line and line.endswith("more characters)")
+    assert cap_message("short") == "short"

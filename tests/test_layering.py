@@ -30,6 +30,7 @@ LAYER_OF = {
     "necro_env.record": "record",        # game records and their engine replay
     "necro_env.saved_games": "record",   # writing records of engine games
     "necro_env.observe": "view",         # state -> observation vectors
+    "necro_env.fingerprint": "view",     # the observation layout's hash, the source commit
     "necro_env.render": "view",          # state -> text / pictures
     "necro_env.rewards": "view",         # state -> rewards
     "necro_env.viewer": "view",          # records -> HTML pages (and the palette/layout render uses)

@@ -311,6 +311,59 @@ def test_cli_replay_exits_nonzero_on_a_record_replay_rejects(tmp_path, capsys):
         assert len(err.strip().splitlines()) == 1 and "error" in err, name
 
 
+def test_record_result_keys_are_the_games():
+    """``record.RESULT_KEYS`` (what a record's ``result`` may hold) is what ``Game.result`` returns."""
+    from necro_env.record import RESULT_KEYS
+
+    rec = finished_record()
+    assert set(rec["result"]) == RESULT_KEYS
+
+
+def test_a_record_with_a_million_result_keys_gets_a_short_error(capsys, tmp_path):
+    """Issue 27: a ``result`` with 10^6 extra keys gave a 10.9 MB one-line error. Now the error names the
+    first few and counts the rest (API and CLI), in at most ~2 kB."""
+    from necro_env.game.errors import MAX_MESSAGE
+
+    rec = finished_record()
+    rec["result"].update({f"k{i}": i for i in range(10 ** 6)})
+    with time_limit(10), pytest.raises(StateError, match=r"unexpected \['k0', .*and 999990 more\]") as ei:
+        necro_env.replay(rec)
+    assert len(str(ei.value)) <= MAX_MESSAGE
+    rec = finished_record()
+    rec.update({f"extra{i}": 0 for i in range(10 ** 5)})
+    with pytest.raises(StateError, match="and 99990 more") as ei:
+        necro_env.replay(rec)
+    assert len(str(ei.value)) <= MAX_MESSAGE
+    rec = finished_record()
+    rec["options"] = {f"o{i}": 0 for i in range(10 ** 5)}
+    with pytest.raises(StateError, match="and 99990 more") as ei:
+        necro_env.replay(rec)
+    assert len(str(ei.value)) <= MAX_MESSAGE
+
+
+def test_a_20_mb_record_is_refused_in_little_memory(tmp_path):
+    """Issue 27: a 20 MB record (10^7 actions) took 842 MB to refuse (a Python tuple per element in the JSON
+    check). In a fresh process, ``necro-env replay`` refuses it in one line with a peak below 500 MB."""
+    rec = finished_record()
+    rec["actions"] = rec["actions"] + [0] * (10 ** 7 - len(rec["actions"]))
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(rec, separators=(",", ":")))
+    assert path.stat().st_size > 19_000_000
+    if not Path("/proc/self/status").exists():
+        pytest.skip("reads the peak memory from /proc (Linux)")
+    # VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the forking parent (pytest)
+    code = ("import re, sys\nfrom necro_env import cli\nrc = cli.main(['replay', sys.argv[1], '--quiet'])\n"
+            "status = open('/proc/self/status').read()\n"
+            "print(rc, re.search(r'VmHWM:\\s*(\\d+) kB', status).group(1))")
+    proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rc, peak_kb = map(int, proc.stdout.split())
+    assert rc == 1 and "comes after the end of the game" in proc.stderr, proc.stderr[-2000:]
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr[-2000:]
+    assert peak_kb < 500 * 1024, f"peak {peak_kb // 1024} MB"
+
+
 # --------------------------------------------------------------------------- 7. the CLI on bad files
 BAD_FILES = {
     "deep.json": "[" * 100_000 + "]" * 100_000,
@@ -502,7 +555,8 @@ def test_every_error_class_is_a_necro_env_error():
     from necro_env.env import GameOverError, InvalidActionError
     from necro_env.game import errors
 
-    classes = [registry.UntrustedPolicyError, registry.PolicyFileError, UnknownAgentError, EnvUsageError,
-               GameOverError, InvalidActionError] + [getattr(errors, n) for n in dir(errors) if n.endswith("Error")]
+    classes = [registry.UntrustedPolicyError, registry.PolicyFileError, registry.PolicyOutputError, UnknownAgentError,
+               EnvUsageError, GameOverError, InvalidActionError] + [getattr(errors, n) for n in dir(errors)
+                                                                    if n.endswith("Error")]
     for cls in classes:
         assert issubclass(cls, NecroEnvError), cls

@@ -9,7 +9,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from necro_env.agents.nets import OTHER_ACTIONS, REGION_KINDS, MlpNet, RegionNet, build_net, masked_logits  # noqa: E402
+from necro_env.agents.nets import (  # noqa: E402
+    OTHER_ACTIONS, REGION_KINDS, MlpNet, RegionNet, arch_parameters, arch_shapes, build_net, check_arch, masked_logits,
+)
 from necro_env.agents.torch_policy import NetPolicy, load_policy, read_policy_file, save_policy  # noqa: E402
 from necro_env.game import NUM_ACTIONS, Game, GameConfig  # noqa: E402
 from necro_env.game.actions import OFFSET  # noqa: E402
@@ -102,10 +104,16 @@ def test_bad_policy_files_are_refused(tmp_path):
     with pytest.raises(ConfigError, match="not a readable necro_env policy file"):
         read_policy_file(bad)
     from safetensors.torch import save_file
-    save_file({"w": torch.zeros(2)}, str(bad), metadata={"necro_env.format": "necro_env/policy",
-                                                         "necro_env.version": "1", "necro_env.role": "player",
-                                                         "necro_env.arch": json.dumps({"kind": "mlp", "hidden": [8]})})
+
+    from necro_env.fingerprint import layout_fingerprint
+    meta = {"necro_env.format": "necro_env/policy", "necro_env.version": "2", "necro_env.role": "player",
+            "necro_env.fingerprint": layout_fingerprint(), "necro_env.commit": "unknown", "necro_env.info": "{}",
+            "necro_env.arch": json.dumps(check_arch({"kind": "mlp", "hidden": [8]}))}
+    save_file({"w": torch.zeros(2)}, str(bad), metadata=meta)
     with pytest.raises(ConfigError, match="do not fit the architecture"):
+        read_policy_file(bad)
+    save_file({"w": torch.zeros(2)}, str(bad), metadata={**meta, "necro_env.version": "1"})
+    with pytest.raises(ConfigError, match="format version 1, which predates layout fingerprints"):
         read_policy_file(bad)
     with pytest.raises(ConfigError, match="kind"):
         build_net({"kind": "transformer"})
@@ -210,3 +218,52 @@ def test_pretrained_short_names(tmp_path, monkeypatch):
     assert pol.name == "pretrained:necromancer_test" and isinstance(pol, NetPolicy)
     with pytest.raises(ConfigError, match="shipped: necromancer_test"):
         reg.make_policy("pretrained:nope", "necromancer")
+
+
+@pytest.mark.parametrize("arch", [
+    {"kind": "region"}, {"kind": "region", "d": 16, "layers": 0, "hidden": 32, "emb": 4},
+    {"kind": "region", "d": 24, "layers": 5, "hidden": 8, "emb": 1}, {"kind": "mlp"}, {"kind": "mlp", "hidden": [8]},
+    {"kind": "mlp", "hidden": [32, 16, 8, 4]},
+])
+def test_the_parameter_count_and_shapes_are_those_of_the_built_network(arch):
+    """``check_arch`` bounds a network by ``arch_parameters`` before building it: the formula (and the
+    expected tensor shapes a file is checked against) must be the real network's."""
+    args = check_arch(arch)
+    net = build_net(arch)
+    assert {k: tuple(v.shape) for k, v in net.state_dict().items()} == arch_shapes(args)
+    assert arch_parameters(args) == sum(p.numel() for p in net.parameters())
+
+
+def test_architectures_are_checked_before_anything_is_allocated():
+    """Kinds, keys, plain-int bounds and the 50M-parameter budget, each a ConfigError naming the field."""
+    from necro_env.agents.nets import MAX_PARAMETERS
+
+    cases = {
+        "hidden must be a list of 1": {"kind": "mlp", "hidden": []},
+        "hidden must be a list": {"kind": "mlp", "hidden": [8, True]},
+        "layers must be an int in 0..64": {"kind": "region", "layers": 10 ** 6},
+        "emb must be an int": {"kind": "region", "emb": "16"},
+        "unexpected \\['hiden'\\]": {"kind": "region", "hiden": 3},
+        "at most 50,000,000": {"kind": "mlp", "hidden": [4096, 4096, 4096, 4096]},
+        "observations of 10 and": {"kind": "mlp", "obs_size": 10},
+        "'kind' in": ["region"],
+    }
+    for match, arch in cases.items():
+        with pytest.raises(ConfigError, match=match):
+            build_net(arch)
+    assert check_arch({"kind": "mlp", "hidden": [2048] * 4})  # 14.4M parameters: allowed
+    assert arch_parameters(check_arch({"kind": "mlp", "hidden": [2048] * 4})) <= MAX_PARAMETERS
+    with pytest.raises(ConfigError, match="missing \\['obs_size', 'num_actions'\\]"):
+        check_arch({"kind": "mlp", "hidden": [8]}, complete=True)  # a saved file states them all
+
+
+def test_masked_logits_put_illegal_actions_below_any_legal_logit():
+    """Legal logits of -1e9 (below the -1e8 once used as the fill) still beat every illegal action."""
+    logits = torch.full((2, NUM_ACTIONS), -1e9)
+    logits[:, 0] = 5.0  # an illegal action with a high logit
+    mask = np.zeros((2, NUM_ACTIONS), dtype=bool)
+    mask[:, [3, 7]] = True
+    out = masked_logits(logits, mask)
+    assert set(out.argmax(-1).tolist()) <= {3, 7}
+    p = torch.softmax(out, -1)
+    assert torch.all(p[~torch.as_tensor(mask)] == 0) and torch.allclose(p.sum(-1), torch.ones(2))

@@ -29,8 +29,41 @@ def test_the_three_policies_are_shipped_weights_only_and_small():
         meta = header.pop("__metadata__")
         assert json.loads(meta["necro_env.arch"])["kind"] in ("region", "mlp")
         assert meta["necro_env.role"] == SHIPPED[name]
-        assert all(v["dtype"] in ("F32", "F16", "BF16", "I64") for v in header.values())
+        assert all(v["dtype"] == "F32" for v in header.values())
         assert not any("optim" in k or "exp_avg" in k for k in header), "optimizer state in a shipped policy"
+
+
+def test_the_shipped_files_record_their_layout_and_the_commit_that_trained_them():
+    """Issue 27.1: each shipped file names the layout it was trained on (this one: it loads) and the commit
+    of its training code (a full commit of this repository's history, with how it was established)."""
+    import subprocess
+
+    from necro_env.agents.torch_policy import policy_header
+    from necro_env.fingerprint import layout_fingerprint
+
+    root = PRETRAINED_DIR.parents[1]
+    for name in SHIPPED:
+        h = policy_header(PRETRAINED_DIR / f"{name}.safetensors")
+        assert h["fingerprint"] == layout_fingerprint()
+        assert len(h["commit"]) == 40 and all(c in "0123456789abcdef" for c in h["commit"]), h["commit"]
+        assert "commit = the parent of" in h["info"]["provenance"]
+        if (root / ".git").exists():
+            found = subprocess.run(["git", "-C", str(root), "cat-file", "-e", h["commit"] + "^{commit}"],
+                                   capture_output=True)
+            assert found.returncode == 0, f"{name}: commit {h['commit']} is not in this repository's history"
+
+
+def test_the_shipped_policies_are_refused_when_two_features_are_swapped(monkeypatch):
+    """The issue's first finding: with glob.picked and glob.placed swapped every test here stayed green and
+    the shipped policies played nonsense; now loading one is refused, naming both fingerprints."""
+    from layouts import swap_glob_features
+
+    from necro_env.agents.base import PolicyFileError
+
+    swap_glob_features(monkeypatch)
+    for name, role in SHIPPED.items():
+        with pytest.raises(PolicyFileError, match="trained on another observation layout"):
+            make_policy(f"pretrained:{name}", role)
 
 
 def test_unknown_pretrained_name_lists_the_shipped_ones():

@@ -181,6 +181,10 @@ def test_tiny_training_run_then_evaluate_the_saved_policy(tmp_path, policy):
     assert rows[0] == "steps,seconds,wins,games,win_rate,lo,hi" and rows[1].startswith("0,") and len(rows) >= 3
     net, role, info = read_policy_file(run / "final.safetensors")
     assert role == "necromancer" and info["steps"] == cfg.total_steps and info["config"]["policy"] == policy
+    from necro_env.agents.torch_policy import policy_header
+    from necro_env.fingerprint import layout_fingerprint, source_commit
+    header = policy_header(run / "final.safetensors")  # issue 27.1: what it was made for and by
+    assert header["fingerprint"] == layout_fingerprint() and header["commit"] == source_commit()
     from sb3_contrib import MaskablePPO
     model = MaskablePPO.load(run / "final.zip", device="cpu")
     for k, v in model.policy.net.state_dict().items():

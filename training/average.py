@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--eval-games", type=int, default=0, help="evaluate it on the run's tuning seeds (0: no)")
     args = p.parse_args(argv)
 
-    from necro_env.agents.torch_policy import read_policy_file, save_policy
+    from necro_env.agents.torch_policy import policy_header, read_policy_file, save_policy
     from necro_env.game.errors import NecroEnvError
     from training.config import TrainConfig, TrainConfigError, load_config
     from training.policies import evaluate_net
@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         cfg = load_config(run / "config.yaml")
         cfg = TrainConfig(**{**cfg.__dict__, "average_last": args.last})
         net, role, info = read_policy_file(run / "final.safetensors")
+        commit = policy_header(run / "final.safetensors")["commit"]  # the run's code, not this checkout's
         net, steps = averaged_net(net, run / "checkpoints", cfg)
     except (TrainConfigError, NecroEnvError, FileNotFoundError) as e:
         print(f"average.py: error: {e}", file=sys.stderr)
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.eval_games:
         info["last_evaluation"] = evaluate_net(net, cfg, args.eval_games, seed=10_000 + cfg.seed)
     out = Path(args.out) if args.out else run / f"final_avg{args.last}.safetensors"
-    save_policy(net, out, role, info)
+    save_policy(net, out, role, info, commit=commit)
     last = info.get("last_evaluation")
     print(f"{out}: the mean of the checkpoints at steps {steps}"
           + (f"; tuning seeds {last['win_rate']:.3f} [{last['lo']:.3f}, {last['hi']:.3f}]" if args.eval_games else ""))

@@ -3,15 +3,19 @@
 A checkpoint is two files in ``<run>/checkpoints/``:
 
     ckpt_<steps>.zip    the MaskablePPO model (weights, optimizer, step counter): SB3's format
-    ckpt_<steps>.json   everything else (format, version, steps, the zip's SHA-256, the last
-                        observations, every random generator, each env's game in progress) and
-                        a SHA-256 of its own content ("checksum")
+    ckpt_<steps>.json   everything else (format, version, the layout fingerprint and commit of the
+                        code that wrote it, steps, the zip's SHA-256, the last observations, every
+                        random generator, each env's game in progress) and a SHA-256 of its own
+                        content ("checksum")
 
 Each file is written to a temporary name, flushed to disk and renamed into place, the zip
 first: a ``.json`` marks a complete checkpoint, and a crash leaves at worst a stray temporary
 file. ``--resume`` takes the newest checkpoint that is intact (both checksums match, every
 field has its type and range, each env state passes the env's own ``set_state`` checks, the
-model loads); an unusable one is reported in one line and the next older one is tried.
+model loads, and it was written for this observation layout and action table: its
+``fingerprint`` is ``necro_env.fingerprint.layout_fingerprint()``); an unusable one is
+reported in one line and the next older one is tried. A checkpoint of format version 1
+predates fingerprints and is refused.
 
 **Trust.** The zip is SB3's own format, which holds pickled Python objects: loading one can run
 code. Checkpoints are for resuming *your own* runs; never resume from a checkpoint directory
@@ -32,12 +36,14 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from necro_env.game.errors import StateError
+from necro_env.fingerprint import is_commit, layout_fingerprint, source_commit
+from necro_env.game.errors import StateError, cap_message, short_repr
 
 FORMAT = "necro_env/checkpoint"
-VERSION = 1
+VERSION = 2
 _NAME = re.compile(r"ckpt_([0-9]{10})\.json")
-_KEYS = {"format", "version", "num_timesteps", "zip_sha256", "last_obs", "last_episode_starts", "env_states",
+_KEYS = {"format", "version", "fingerprint", "commit",
+         "num_timesteps", "zip_sha256", "last_obs", "last_episode_starts", "env_states",
          "torch_rng", "numpy_rng", "python_rng", "checksum"}
 
 
@@ -83,6 +89,8 @@ def save_checkpoint(model, ckpt_dir: Path) -> Path:
     body = {
         "format": FORMAT,
         "version": VERSION,
+        "fingerprint": layout_fingerprint(),
+        "commit": source_commit(),
         "num_timesteps": steps,
         "zip_sha256": hashlib.sha256(blob).hexdigest(),
         "last_obs": np.asarray(model._last_obs).tolist(),
@@ -113,7 +121,7 @@ def checkpoint_step(base: Path) -> int:
 
 def _need(cond: bool, base: Path, what: str) -> None:
     if not cond:
-        raise CheckpointError(f"{base.name}: {what}")
+        raise CheckpointError(cap_message(f"{base.name}: {what}"))
 
 
 def _is_int(v: Any, lo: int, hi: int) -> bool:
@@ -128,12 +136,23 @@ def read_checkpoint(base: Path, n_envs: int, obs_size: int) -> tuple[dict, bytes
         body = json.loads(raw)
     except (OSError, ValueError, RecursionError) as e:  # ValueError: bad JSON, bad UTF-8, a 4,300+ digit int
         raise CheckpointError(f"{js.name}: not readable JSON ({type(e).__name__}: {e})") from None
-    _need(isinstance(body, dict) and set(body) == _KEYS, base,
-          f"the JSON must be an object with keys {sorted(_KEYS)}")
-    _need(body["format"] == FORMAT and type(body["version"]) is int and body["version"] == VERSION, base,
-          f"format/version {body['format']!r}/{body['version']!r}, expected {FORMAT!r}/{VERSION}")
+    _need(isinstance(body, dict), base, f"the JSON must be an object with keys {sorted(_KEYS)}")
+    fmt, version = body.get("format"), body.get("version")
+    _need(not (fmt == FORMAT and type(version) is int and version == 1), base,
+          f"a checkpoint of format version 1, which predates layout fingerprints: nothing says which observation "
+          f"layout it was written for, so it cannot be resumed (this necro_env writes version {VERSION})")
+    _need(fmt == FORMAT and type(version) is int and version == VERSION, base,
+          f"format/version {short_repr(fmt)}/{short_repr(version)}, expected {FORMAT!r}/{VERSION}")
+    _need(set(body) == _KEYS, base, f"the JSON must be an object with keys {sorted(_KEYS)}")
     checksum = body.pop("checksum")
     _need(checksum == _digest(body), base, "the JSON's checksum does not match its content (corrupt or edited)")
+    mine = layout_fingerprint()
+    _need(body["fingerprint"] == mine, base,
+          f"written for another observation layout or action table: its layout fingerprint is "
+          f"{short_repr(body['fingerprint'])}, this necro_env's is {mine!r} (a run cannot be resumed across a "
+          f"layout change; start it again)")
+    _need(is_commit(body["commit"]), base,
+          f"commit must be 40 hex digits (optionally -dirty) or 'unknown', got {short_repr(body['commit'])}")
     zp = base.with_suffix(".zip")
     try:
         blob = zp.read_bytes()
@@ -240,7 +259,8 @@ def resume_latest(ckpt_dir: Path, env, tb_dir: Path, obs_size: int, check_env_st
             report(f"resuming from {base.name}")
         return base, model
     if problems or (ckpt_dir.is_dir() and any(ckpt_dir.iterdir())):
-        raise CheckpointError(f"no intact checkpoint in {ckpt_dir}" + (f" ({'; '.join(problems)})" if problems else ""))
+        raise CheckpointError(cap_message(f"no intact checkpoint in {ckpt_dir}"
+                                          + (f" ({'; '.join(problems)})" if problems else "")))
     return None
 
 

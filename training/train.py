@@ -15,6 +15,8 @@ Run directory ``<out_dir>/<name>__s<seed>/``:
     eval.csv            periodic evaluation: steps, seconds, wins, games, win rate and its 95% interval
     snapshots/          self-play pool (weights-only policy files, when configured)
     final.safetensors   the trained policy, weights only: load it anywhere a policy spec is accepted
+                        (its header records the layout fingerprint and the commit read when the
+                        run, or its latest resume, started: ``necro_env.fingerprint.source_commit``)
     final.zip           the same as an SB3 model (a pickle: trusted use only, e.g. to continue training)
 
 Checkpoints are taken at rollout boundaries and hold the model (weights, optimizer,
@@ -22,7 +24,8 @@ step counter), every random generator (torch, numpy, random, each env's own) and
 each env's game in progress, so ``--resume`` continues exactly where the run was
 stopped: a resumed run reaches the same weights as an uninterrupted one. They are
 written atomically with checksums, and ``--resume`` falls back to the newest intact
-one (``training/checkpoint.py``; trusted files only: the model is SB3's pickle format).
+one (``training/checkpoint.py``; trusted files only: the model is SB3's pickle format);
+a checkpoint made for another observation layout or action table is refused.
 Opponents given as SB3 ``.zip`` paths need ``--trust-pickle``.
 """
 from __future__ import annotations
@@ -47,6 +50,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from necro_env.agents.torch_policy import save_policy
+from necro_env.fingerprint import source_commit
 from necro_env.game.errors import NecroEnvError
 from necro_env.observe import OBS_SIZE
 from necro_env.wrappers import SingleSeatEnv
@@ -170,10 +174,11 @@ class Snapshotter(BaseCallback):
     Snapshots are never deleted during the run (the sampler draws from the newest
     ``pool_size``), so a resumed run can always reload the opponents it was playing."""
 
-    def __init__(self, run_dir: Path, every: int):
+    def __init__(self, run_dir: Path, every: int, commit: str | None = None):
         super().__init__()
         self.dir = run_dir / "snapshots"
         self.every = every
+        self.commit = commit  # the code's commit, read when the run started (torch_policy.save_policy)
         self.last = 0
 
     def _on_training_start(self) -> None:
@@ -183,7 +188,7 @@ class Snapshotter(BaseCallback):
     def _on_rollout_start(self) -> None:
         if self.model.num_timesteps - self.last >= self.every:
             save_policy(self.model.policy.net, self.dir / f"snap_{self.model.num_timesteps:010d}.safetensors",
-                        "player", {"steps": self.model.num_timesteps})
+                        "player", {"steps": self.model.num_timesteps}, commit=self.commit)
             self.last = self.model.num_timesteps
 
     def _on_step(self) -> bool:
@@ -377,6 +382,7 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     seed_everything(cfg.seed)
+    commit = source_commit()  # the code this run trains with, recorded in every policy file it writes
     fns = [make_env_fn(cfg, run_dir, trusted) for _ in range(cfg.n_envs)]
     if cfg.vec_env == "chunked":
         from training.vec_env import ChunkedSubprocVecEnv
@@ -410,7 +416,7 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     if clock is not None:
         callbacks.append(clock)
     if cfg.selfplay is not None:
-        callbacks.append(Snapshotter(run_dir, cfg.selfplay.snapshot_every))
+        callbacks.append(Snapshotter(run_dir, cfg.selfplay.snapshot_every, commit))
     target = cfg.total_steps if stop_after is None else min(cfg.total_steps, stop_after)
     remaining = target - model.num_timesteps
     if progress:
@@ -435,7 +441,7 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
         if cfg.eval_every:
             evaluator.init_callback(model)
             info["last_evaluation"] = evaluator.run_eval(net)
-        save_policy(net, run_dir / "final.safetensors", cfg.learner, info)
+        save_policy(net, run_dir / "final.safetensors", cfg.learner, info, commit=commit)
     env.close()
     if progress:
         last = evaluator.latest

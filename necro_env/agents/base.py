@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
-from necro_env.game.errors import ConfigError
+from necro_env.game.errors import ConfigError, NecroEnvError
 
 if TYPE_CHECKING:  # pragma: no cover
     from necro_env.game import Game, State
@@ -30,6 +30,11 @@ class UntrustedPolicyError(ConfigError):
 
 class PolicyFileError(ConfigError):
     """A policy file that cannot be loaded (not the format its suffix says, or not a model for this env)."""
+
+
+class PolicyOutputError(NecroEnvError):
+    """A learned policy's network gave outputs no action can be chosen from (NaN or infinite logits of
+    the legal actions): its weights are broken, and guessing a move would hide that."""
 
 # One observer per Game object (they hold preallocated buffers sized for that game).
 _OBSERVERS: "weakref.WeakKeyDictionary[Game, object]" = weakref.WeakKeyDictionary()
@@ -113,4 +118,4 @@ def pick_best(items: list, scores: list[float], rng: np.random.Generator, eps: f
 
 
 __all__ = ["ROLES", "View", "Policy", "BasePolicy", "observer_for", "pick_best", "UntrustedPolicyError",
-           "PolicyFileError"]
+           "PolicyFileError", "PolicyOutputError"]

@@ -5,7 +5,10 @@ Both map a batch of observation vectors (``necro_env.observe``, float32 ``(B, OB
 logits of every action of the table (``(B, NUM_ACTIONS)``, masking is the caller's) and a value
 ``(B,)``. Both are plain ``nn.Module``s: training wraps them in an SB3 policy (``training/``),
 inference (``necro_env.agents.torch_policy``) runs them directly. ``build_net(arch)`` builds one
-from a JSON-ready dict, so a saved policy is its weights plus that dict, never a pickle.
+from a JSON-ready dict, so a saved policy is its weights plus that dict, never a pickle; the dict is
+checked first (``check_arch``: kind, keys, integer bounds, at most ``MAX_PARAMETERS`` parameters counted
+by ``arch_parameters`` from the tensor shapes ``arch_shapes`` lists), so nothing is allocated for a
+hostile one.
 
 ``RegionNet`` (the default for learning; RULES of thumb from LEARNING.md §4):
 
@@ -170,28 +173,139 @@ class MlpNet(nn.Module):
 
 NETS = {"region": RegionNet, "mlp": MlpNet}
 
+#: The most parameters an architecture may ask for (``check_arch``): about 200 MB of float32 weights.
+MAX_PARAMETERS = 50_000_000
+#: Per kind, every key an architecture dict may hold with its default (``None``: a key that is
+#: always this necro_env's own value), and the bounds of each integer argument.
+ARCH_KEYS = {
+    "region": {"kind": None, "d": 64, "layers": 2, "hidden": 128, "emb": 16, "obs_size": None, "num_actions": None},
+    "mlp": {"kind": None, "hidden": [256, 256], "obs_size": None, "num_actions": None},
+}
+ARCH_BOUNDS = {"d": (1, 4096), "layers": (0, 64), "hidden": (1, 65536), "emb": (1, 4096)}
+MLP_MAX_LAYERS = 16
 
-def build_net(arch: dict[str, Any]) -> nn.Module:
-    """A fresh network from its ``arch`` dict (``net.arch`` of a built one); ``ValueError`` if it does not fit
-    this necro_env (another observation size or action table, an unknown kind or argument)."""
-    from necro_env.game.errors import ConfigError
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_arch(arch: Any, complete: bool = False) -> dict[str, Any]:
+    """The architecture ``arch`` with its defaults filled in, checked before anything is allocated:
+    ``kind`` in ``NETS``; no key but the kind's (``ARCH_KEYS``; all of them when ``complete``, as in a
+    saved file); integer fields plain ints within ``ARCH_BOUNDS`` (an MLP's ``hidden`` a list of 1 to
+    ``MLP_MAX_LAYERS`` of them); ``obs_size``/``num_actions`` this necro_env's; at most
+    ``MAX_PARAMETERS`` parameters (``arch_shapes``). ``ConfigError`` naming what is wrong otherwise."""
+    from necro_env.game.errors import ConfigError, cap_message, short_list, short_repr
+
+    def bad(what: str) -> ConfigError:
+        return ConfigError(cap_message(f"bad network architecture: {what}"))
 
     if not isinstance(arch, dict) or arch.get("kind") not in NETS:
-        raise ConfigError(f"a network architecture must be a dict with 'kind' in {sorted(NETS)}, got {arch!r}")
-    if arch.get("obs_size", OBS_SIZE) != OBS_SIZE or arch.get("num_actions", NUM_ACTIONS) != NUM_ACTIONS:
-        raise ConfigError(f"the network was built for observations of {arch.get('obs_size')} and "
-                          f"{arch.get('num_actions')} actions; this necro_env has {OBS_SIZE} and {NUM_ACTIONS}")
-    kwargs = {k: v for k, v in arch.items() if k not in ("kind", "obs_size", "num_actions")}
-    try:
-        return NETS[arch["kind"]](**kwargs)
-    except TypeError as e:
-        raise ConfigError(f"bad network architecture {arch!r}: {e}") from None
+        kind = arch.get("kind") if isinstance(arch, dict) else None
+        raise bad(f"it must be an object with 'kind' in {sorted(NETS)}, got "
+                  + (f"kind {short_repr(kind)}" if isinstance(arch, dict) else short_repr(arch)))
+    kind = arch["kind"]
+    allowed = ARCH_KEYS[kind]
+    extra = [k for k in arch if k not in allowed]
+    missing = [k for k in allowed if k not in arch] if complete else []
+    if extra or missing:
+        raise bad(f"a {kind!r} network takes the keys {sorted(allowed)}"
+                  + (f"; unexpected {short_list(extra)}" if extra else "")
+                  + (f"; missing {short_list(missing)}" if missing else ""))
+    out = {k: arch.get(k, v) for k, v in allowed.items()}
+    out["kind"] = kind
+    sizes = arch.get("obs_size", OBS_SIZE), arch.get("num_actions", NUM_ACTIONS)
+    if not all(_is_int(v) for v in sizes) or sizes != (OBS_SIZE, NUM_ACTIONS):
+        raise bad(f"it was built for observations of {short_repr(sizes[0])} and {short_repr(sizes[1])} actions; "
+                  f"this necro_env has {OBS_SIZE} and {NUM_ACTIONS}")
+    out["obs_size"], out["num_actions"] = OBS_SIZE, NUM_ACTIONS
+    for key, v in out.items():
+        if key in ("kind", "obs_size", "num_actions"):
+            continue
+        lo, hi = ARCH_BOUNDS[key]
+        if kind == "mlp" and key == "hidden":
+            if not isinstance(v, (list, tuple)) or not 1 <= len(v) <= MLP_MAX_LAYERS \
+                    or not all(_is_int(h) and lo <= h <= hi for h in v):
+                raise bad(f"hidden must be a list of 1 to {MLP_MAX_LAYERS} layer widths (ints in {lo}..{hi}), "
+                          f"got {short_repr(v)}")
+            out[key] = list(v)
+        elif not _is_int(v) or not lo <= v <= hi:
+            raise bad(f"{key} must be an int in {lo}..{hi}, got {short_repr(v)}")
+    n = arch_parameters(out)
+    if n > MAX_PARAMETERS:
+        raise bad(f"{short_repr({k: v for k, v in out.items() if k not in ('obs_size', 'num_actions')}, 200)} "
+                  f"has {n:,} parameters; at most {MAX_PARAMETERS:,} are allowed")
+    return out
+
+
+def _linear(shapes: dict, name: str, n_in: int, n_out: int) -> None:
+    shapes[f"{name}.weight"] = (n_out, n_in)
+    shapes[f"{name}.bias"] = (n_out,)
+
+
+def _mlp_shapes(shapes: dict, name: str, sizes: list[int]) -> None:
+    """The parameters of ``_mlp(sizes)`` (a Linear at every even index of the Sequential)."""
+    for i in range(len(sizes) - 1):
+        _linear(shapes, f"{name}.{2 * i}", sizes[i], sizes[i + 1])
+
+
+def arch_shapes(arch: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Name -> shape of every tensor in the ``state_dict`` of the network ``arch`` describes (its
+    defaults filled in, as ``check_arch`` returns it), computed without building it."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    if arch["kind"] == "mlp":
+        hidden = list(arch["hidden"])
+        for branch in ("actor", "critic"):
+            _mlp_shapes(shapes, branch, [OBS_SIZE, *hidden])
+        _linear(shapes, "logits", hidden[-1], NUM_ACTIONS)
+        _linear(shapes, "value_out", hidden[-1], 1)
+        return shapes
+    d, layers, hidden, emb = arch["d"], arch["layers"], arch["hidden"], arch["emb"]
+    per_region = sum(w for _, w in _region_blocks()) // MAX_REGIONS
+    g0, g1 = _global_slice()
+    shapes["region_emb.weight"] = (len(BOARD_KEYS) * MAX_REGIONS, emb)
+    _mlp_shapes(shapes, "token", [per_region + emb, d, d])
+    _mlp_shapes(shapes, "context", [g1 - g0, hidden, d])
+    for i in range(layers):
+        _linear(shapes, f"mp_self.{i}", d, d)
+    for i in range(layers):
+        _linear(shapes, f"mp_nbr.{i}", d, d)
+    _linear(shapes, "region_logits", d, len(REGION_KINDS))
+    _mlp_shapes(shapes, "actor", [3 * d, hidden, hidden])
+    _linear(shapes, "other_logits", hidden, len(OTHER_ACTIONS))
+    _mlp_shapes(shapes, "critic", [3 * d, hidden, hidden])
+    _linear(shapes, "value_out", hidden, 1)
+    return shapes
+
+
+def arch_parameters(arch: dict[str, Any]) -> int:
+    """How many parameters the network ``arch`` describes has (``arch_shapes``; exact Python ints).
+    The sum is formed layer by layer, so an absurd ``layers`` count is not walked one by one."""
+    if arch["kind"] == "region":
+        # mp_self/mp_nbr repeat one d x d layer: count one and multiply instead of listing them all
+        one = dict(arch, layers=0)
+        d = arch["d"]
+        return sum(math.prod(s) for s in arch_shapes(one).values()) + 2 * arch["layers"] * (d * d + d)
+    return sum(math.prod(s) for s in arch_shapes(arch).values())
+
+
+def build_net(arch: dict[str, Any]) -> nn.Module:
+    """A fresh network from its ``arch`` dict (``net.arch`` of a built one); ``ConfigError`` (from
+    ``check_arch``, before anything is allocated) if it does not fit this necro_env (another observation
+    size or action table, an unknown kind or key, a size out of bounds, too many parameters)."""
+    args = check_arch(arch)
+    kwargs = {k: v for k, v in args.items() if k not in ("kind", "obs_size", "num_actions")}
+    return NETS[args["kind"]](**kwargs)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor | np.ndarray) -> torch.Tensor:
-    """``logits`` with illegal actions (mask 0) at -inf-like values (zero probability after softmax)."""
+    """``logits`` with illegal actions (mask 0) at ``-inf``: zero probability after a softmax and below
+    every legal logit, however low the network puts those (a finite fill value such as -1e8 is beaten
+    by a legal logit of -1e9). A row must hold at least one legal action (a softmax of an all ``-inf``
+    row is NaN); ``NetPolicy.act`` ranks the legal actions only, so it never depends on the fill."""
     m = torch.as_tensor(mask, dtype=torch.bool, device=logits.device)
-    return logits.masked_fill(~m, -1e8)
+    return logits.masked_fill(~m, float("-inf"))
 
 
-__all__ = ["RegionNet", "MlpNet", "NETS", "build_net", "masked_logits", "REGION_KINDS", "OTHER_ACTIONS"]
+__all__ = ["RegionNet", "MlpNet", "NETS", "build_net", "check_arch", "arch_shapes", "arch_parameters", "masked_logits",
+           "REGION_KINDS", "OTHER_ACTIONS", "MAX_PARAMETERS", "ARCH_KEYS", "ARCH_BOUNDS"]

@@ -44,7 +44,7 @@ from typing import Any, Callable
 
 from necro_env.game.errors import ConfigError
 
-from .base import ROLES, Policy, PolicyFileError, UntrustedPolicyError  # the errors: re-exported here
+from .base import ROLES, Policy, PolicyFileError, PolicyOutputError, UntrustedPolicyError  # errors: re-exported
 
 PolicyFactory = Callable[[str], Policy]
 Loader = Callable[[str, str], Policy]
@@ -206,4 +206,4 @@ register_loader(".safetensors", _load_safetensors, pickle=False)  # data only: s
 register_loader(".zip", _load_zip, pickle=True)
 
 __all__ = ["pretrained_names", "PRETRAINED_DIR", "make_policy", "check_policy", "register_policy", "register_loader", "policy_names", "loader_suffixes",
-           "UntrustedPolicyError", "PolicyFileError"]
+           "UntrustedPolicyError", "PolicyFileError", "PolicyOutputError"]

@@ -21,7 +21,7 @@ import numpy as np
 
 from necro_env.game.errors import ConfigError
 
-from .base import BasePolicy, PolicyFileError, UntrustedPolicyError, View
+from .base import BasePolicy, PolicyFileError, PolicyOutputError, UntrustedPolicyError, View
 
 PREFIX = "rllib:"
 _MODULE_STATE = "module_state.pkl"
@@ -99,13 +99,17 @@ class RLlibPolicy(BasePolicy):
             return out["action_dist_inputs"][0].numpy().astype(np.float64)
 
     def act(self, view: View, rng: np.random.Generator) -> int:
+        """One of ``view.legal`` (only the legal actions' logits are ranked, so the module's mask value
+        never matters); ``PolicyOutputError`` if those logits give no finite choice."""
         mask = view.mask
-        legal = mask.astype(bool)
-        z = np.where(legal, self.logits(view.observation, mask), -np.inf)
+        legal = np.flatnonzero(mask)
+        z = self.logits(view.observation, mask)[legal]
+        if np.isnan(z).any() or (not self.deterministic and not np.isfinite(z.max())):
+            raise PolicyOutputError(f"policy {self.name}: the module's logits of the legal actions are not finite")
         if self.deterministic:
-            return int(np.argmax(z))
+            return int(legal[int(np.argmax(z))])
         p = np.exp(z - z.max())
-        return int(rng.choice(len(p), p=p / p.sum()))
+        return int(legal[int(rng.choice(len(p), p=p / p.sum()))])
 
 
 def load_rllib_policy(spec: str, role: str = "player", deterministic: bool = True, *,

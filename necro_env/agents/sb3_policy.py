@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from .base import BasePolicy, PolicyFileError, UntrustedPolicyError, View
+from .base import BasePolicy, PolicyFileError, PolicyOutputError, UntrustedPolicyError, View
 
 
 class SB3Policy(BasePolicy):
@@ -25,12 +25,22 @@ class SB3Policy(BasePolicy):
         self.deterministic = deterministic
 
     def act(self, view: View, rng: np.random.Generator) -> int:
+        """The model's choice among the legal actions; ``PolicyOutputError`` if it has none to give
+        (sb3-contrib masks with a finite -1e8, so a model whose legal logits are all below that would
+        pick a masked action: refused here rather than played)."""
         mask = view.mask.astype(bool)
         if self.deterministic:
             action, _ = self.model.predict(view.observation, action_masks=mask, deterministic=True)
-            return int(np.asarray(action).reshape(-1)[0])
+            a = int(np.asarray(action).reshape(-1)[0])
+            if not mask[a]:
+                raise PolicyOutputError(f"policy {self.name} chose the illegal action {a}: its logits of every "
+                                        f"legal action are below sb3-contrib's mask value")
+            return a
         p = np.where(mask, self.probabilities(view.observation, mask), 0.0)
-        return int(rng.choice(len(p), p=p / p.sum()))
+        total = p.sum()
+        if not (np.isfinite(p).all() and total > 0):
+            raise PolicyOutputError(f"policy {self.name}: no finite probability over the legal actions")
+        return int(rng.choice(len(p), p=p / total))
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The model's masked action probabilities for one observation (float64)."""
