@@ -32,6 +32,12 @@ def test_plan_trains_the_config_with_the_recorded_seed_and_evaluates_as_the_docs
     assert all("not recorded (added later)" in line for line in todo["differences"])
 
 
+def test_a_wall_time_cap_is_a_learning_key_only_where_it_stopped_the_run():
+    rec, now = {"max_minutes": 58, "seed": 0}, {"max_minutes": None, "seed": 0}
+    assert reproduce.config_differences(rec, now, cap_bound=True) == ["max_minutes: recorded 58, now None"]
+    assert reproduce.config_differences(rec, now, cap_bound=False) == []
+
+
 def test_config_differences_name_changed_added_and_dropped_keys_but_not_where_a_run_goes():
     rec = {"name": "abl", "out_dir": "runs/x", "learning_rate": 3e-4, "gone": 1, "same": 2}
     now = {"name": "n", "out_dir": "runs", "learning_rate": 5e-4, "new": True, "same": 2}

@@ -49,11 +49,15 @@ def recorded(name: str) -> tuple[str, dict]:
     return role, info
 
 
-def config_differences(record: dict, now: dict) -> list[str]:
-    """One line per learning key whose recorded value differs from the config's value now."""
+def config_differences(record: dict, now: dict, cap_bound: bool = True) -> list[str]:
+    """One line per learning key whose recorded value differs from the config's value now.
+
+    cap_bound: whether the recorded run was stopped by its wall-time cap (``max_minutes``); a cap that
+    never bound (the run stopped at ``total_steps``) did not shape what was learned, so it is no
+    learning key then."""
     lines = []
     for key in sorted(set(record) | set(now)):
-        if key in NOT_LEARNING:
+        if key in NOT_LEARNING or (key == "max_minutes" and not cap_bound):
             continue
         if key not in record:
             lines.append(f"{key}: not recorded (added later), now {now[key]!r}")
@@ -88,7 +92,7 @@ def plan(name: str, out_dir: str, resume: bool = False) -> dict:
              "--out-dir", out_dir] + (["--resume"] if resume else [])
     return {"name": name, "role": role, "seed": seed, "players": now["players"], "run_dir": str(run_dir),
             "shipped_steps": info.get("steps"), "shipped_stopped_by": info.get("stopped_by"),
-            "differences": config_differences(record, now), "train": train,
+            "differences": config_differences(record, now, info.get("stopped_by") == "max_minutes"), "train": train,
             "evaluate": {"retrained": evaluate_command(str(run_dir / "final.safetensors"), role, now["players"]),
                          "shipped": evaluate_command(f"pretrained:{name}", role, now["players"])}}
 
