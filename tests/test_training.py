@@ -67,7 +67,7 @@ def test_illegal_action_terminates_or_raises():
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, done, _, info = env.step(illegal)
     assert done and reward == -1.0 and info["illegal_action"] == illegal
-    strict = SingleSeatEnv(players=3, illegal="raise")
+    strict = SingleSeatEnv(players=3, illegal_action="raise")
     strict.reset(seed=0)
     with pytest.raises(IllegalActionError):
         strict.step(illegal)
