@@ -17,15 +17,23 @@ fresh interpreter. Target (issue 2): >= 30,000 decisions/s with the mask on the
 4-player board, start-up < 1 s.
 
     python benchmarks/engine_speed.py [--games 20] [--repeats 5] [--seed 0] [--json]
+    python benchmarks/engine_speed.py --baseline REV [--repeats 5] ...   # this tree beside commit REV
+
+``--baseline REV`` runs this benchmark (one repeat per child process) on this tree and on a
+temporary git worktree of REV, alternating, and prints both columns and their ratio
+(``benchmarks/side_by_side.py``): mask and list decisions/s per row and the start-up time.
+Target (issue 28): mask decisions/s >= 1.4x commit 3710629's on every row, start-up < 0.5 s.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -137,9 +145,15 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=5, help="repeats; the median is reported (default 5)")
     p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     p.add_argument("--json", action="store_true", help="also print the results as one JSON object (last line)")
+    spec = importlib.util.spec_from_file_location("side_by_side", Path(__file__).with_name("side_by_side.py"))
+    sbs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sbs)
+    sbs.add_argument(p)
     args = p.parse_args(argv)
     if args.games < 1 or args.repeats < 1 or args.seed < 0:
         p.error("--games and --repeats must be >= 1 and --seed >= 0")
+    if args.baseline:
+        return _against(sbs, args)
 
     start = startup_time()
     rows = bench(args.games, args.repeats, args.seed)
@@ -163,7 +177,28 @@ def main(argv=None) -> int:
           f"start-up < {TARGET_STARTUP_S:.0f} s: {start['startup_s']:.3f} s {'PASS' if ok_start else 'FAIL'}")
     if args.json:
         print(json.dumps({"rows": rows, "startup": start, "target_met": ok_speed and ok_start,
-                          "games": args.games, "repeats": args.repeats, "seed": args.seed}))
+                          "games": args.games, "repeats": args.repeats, "seed": args.seed,
+                          "package": sys.modules["necro_env"].__file__}))
+    return 0
+
+
+def _against(sbs, args) -> int:
+    """``--baseline REV``: each round one child run per tree (``--repeats 1``, the same seed and games)."""
+    def child_args(_k: int) -> list[str]:
+        return ["--games", str(args.games), "--repeats", "1", "--seed", str(args.seed), "--json"]
+
+    def extract(res: dict) -> dict[str, float]:
+        rows = {}
+        for r in res["rows"]:
+            name = f"{r['players']} {'necro' if r['necromancer'] else 'base'}"
+            rows[f"{name} mask dec/s"] = r["mask_decisions_per_sec"]
+            rows[f"{name} list dec/s"] = r["list_decisions_per_sec"]
+        rows["start-up s"] = res["startup"]["startup_s"]
+        return rows
+
+    table = sbs.compare(__file__, args.baseline, child_args, args.repeats, extract, lower_is_better=("start-up s",))
+    if args.json:
+        print(json.dumps(table, sort_keys=True))
     return 0
 
 

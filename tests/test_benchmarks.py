@@ -29,7 +29,10 @@ def test_env_speed_json(capsys: pytest.CaptureFixture) -> None:
         assert out["ratio_to_connect_four"]["connect_four_v3"] == 1.0
         for name, lo in out["ratio_to_connect_four_min"].items():
             assert 0 < lo <= out["ratio_to_connect_four"][name]
-        assert out["target_met"] == (out["ratio_to_connect_four"]["necro_env 6 seats"] >= out["target_ratio"])
+        ratio = out["ratio_to_connect_four"]
+        assert out["target_all_met"] == all(ratio[f"necro_env {p} seats"] >= out["target_ratio_all"]
+                                            for p in (3, 4, 5, 6))
+        assert out["target_met"] == (ratio["necro_env 6 seats"] >= out["target_ratio"] and out["target_all_met"])
 
 
 def test_env_speed_plays_legal_random_games() -> None:
@@ -65,3 +68,27 @@ def test_viewer_speed_json(capsys: pytest.CaptureFixture) -> None:
     assert all(r["bytes"] < mod.TARGET_BYTES for r in out["rows"])
     if out["browser_missing"] is None:
         assert all(r["open_ms"] > 0 and r["step_ms"] > 0 for r in out["rows"])
+
+
+def _worktrees() -> str:
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(ROOT), "worktree", "list"], capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("name,args", [("engine_speed", ["--games", "1"]), ("env_speed", ["--decisions", "20"])])
+def test_baseline_side_by_side(name: str, args: list[str], capsys: pytest.CaptureFixture) -> None:
+    """--baseline REV: both columns and their ratio per row, from a temporary worktree that is gone afterwards."""
+    before = _worktrees()
+    mod = _load(name)
+    assert mod.main([*args, "--repeats", "1", "--baseline", "HEAD", "--json"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert "ratio" in lines[1] and "baseline HEAD" in lines[1]
+    table = json.loads(lines[-1])
+    assert table["baseline"] == "HEAD" and table["rounds"] == 1
+    rows = {r["row"]: r for r in table["rows"]}
+    key = "6 necro mask dec/s" if name == "engine_speed" else "necro_env 6 seats dec/s"
+    assert key in rows
+    for r in rows.values():
+        assert r["this_tree"] > 0 and r["baseline"] > 0 and r["ratio"] > 0
+    assert _worktrees() == before  # the temporary worktree was removed
