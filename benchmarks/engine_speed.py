@@ -11,7 +11,8 @@ seeded random games twice over the same choices:
 
 Both loops draw their choices from ``np.random.default_rng([seed, i])`` in batches
 (the same draws, so both play identical games; the decision counts are checked
-equal). Each figure is the median over ``--repeats`` runs. Start-up (import of
+equal). Each figure is the median over ``--repeats`` runs; the games are timed by this process's
+CPU time (``--wall``: the wall clock). Start-up (import of
 ``necro_env.game`` + ``Game`` construction + the first ``new_state``) is timed in a
 fresh interpreter. Target (issue 2): >= 30,000 decisions/s with the mask on the
 4-player board, start-up < 1 s.
@@ -34,6 +35,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -57,7 +59,7 @@ print(t1 - t0, t2 - t1)
 
 
 
-def run_mask(game: Game, games: int, seed: int) -> tuple[int, float]:
+def run_mask(game: Game, games: int, seed: int, clock: Callable[[], float] = time.process_time) -> tuple[int, float]:
     """Random play choosing among the nonzeros of the legal mask; (decisions, seconds)."""
     buf = np.zeros(NUM_ACTIONS, dtype=np.int8)
     mask_of, apply, flatnonzero = game.legal_action_mask, game.apply, np.flatnonzero
@@ -66,18 +68,18 @@ def run_mask(game: Game, games: int, seed: int) -> tuple[int, float]:
         rng = np.random.default_rng([seed, i])
         st = game.new_state(int(rng.integers(0, 1 << 63)))
         draws = random_draws(rng)
-        t0 = time.perf_counter()
+        t0 = clock()
         while not st.over:
             if not draws:
                 draws = random_draws(rng)
             nz = flatnonzero(mask_of(st, buf))
             apply(st, int(nz[draws.pop() % len(nz)]))
-        elapsed += time.perf_counter() - t0
+        elapsed += clock() - t0
         decisions += st.decisions
     return decisions, elapsed
 
 
-def run_list(game: Game, games: int, seed: int) -> tuple[int, float]:
+def run_list(game: Game, games: int, seed: int, clock: Callable[[], float] = time.process_time) -> tuple[int, float]:
     """The same games through ``legal_actions`` only (no mask); (decisions, seconds)."""
     legal, apply = game.legal_actions, game.apply
     decisions, elapsed = 0, 0.0
@@ -85,13 +87,13 @@ def run_list(game: Game, games: int, seed: int) -> tuple[int, float]:
         rng = np.random.default_rng([seed, i])
         st = game.new_state(int(rng.integers(0, 1 << 63)))
         draws = random_draws(rng)
-        t0 = time.perf_counter()
+        t0 = clock()
         while not st.over:
             if not draws:
                 draws = random_draws(rng)
             la = legal(st)
             apply(st, la[draws.pop() % len(la)])
-        elapsed += time.perf_counter() - t0
+        elapsed += clock() - t0
         decisions += st.decisions
     return decisions, elapsed
 
@@ -108,7 +110,7 @@ def startup_time(repeats: int = 3) -> dict:
     return {"import_and_game_s": b, "first_new_state_s": f, "startup_s": b + f}
 
 
-def bench(games: int, repeats: int, seed: int) -> list[dict]:
+def bench(games: int, repeats: int, seed: int, clock: Callable[[], float] = time.process_time) -> list[dict]:
     rows = []
     for players, necro in CONFIGS:
         t0 = time.perf_counter()
@@ -121,7 +123,7 @@ def bench(games: int, repeats: int, seed: int) -> list[dict]:
             order = (run_mask, run_list) if k % 2 == 0 else (run_list, run_mask)
             got = {}
             for fn in order:
-                got[fn] = fn(game, games, seed)
+                got[fn] = fn(game, games, seed, clock)
             (dm, tm), (dl, tl) = got[run_mask], got[run_list]
             if dm != dl:
                 raise RuntimeError(f"mask and list loops diverged ({dm} vs {dl} decisions)")
@@ -145,6 +147,9 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=5, help="repeats; the median is reported (default 5)")
     p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     p.add_argument("--json", action="store_true", help="also print the results as one JSON object (last line)")
+    p.add_argument("--wall", action="store_true",
+                   help="time the games with the wall clock (default: this process's CPU time, which a busy "
+                        "shared machine disturbs less; start-up is always wall time)")
     spec = importlib.util.spec_from_file_location("side_by_side", Path(__file__).with_name("side_by_side.py"))
     sbs = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sbs)
@@ -156,7 +161,7 @@ def main(argv=None) -> int:
         return _against(sbs, args)
 
     start = startup_time()
-    rows = bench(args.games, args.repeats, args.seed)
+    rows = bench(args.games, args.repeats, args.seed, time.perf_counter if args.wall else time.process_time)
 
     print(f"engine random play: {args.games} games x {args.repeats} repeats per row (median), seed {args.seed}")
     print(f"{'seats':>5} {'scenario':<12}{'dec/game':>9}{'mask dec/s':>12}{'list dec/s':>12}"
@@ -185,7 +190,8 @@ def main(argv=None) -> int:
 def _against(sbs, args) -> int:
     """``--baseline REV``: each round one child run per tree (``--repeats 1``, the same seed and games)."""
     def child_args(_k: int) -> list[str]:
-        return ["--games", str(args.games), "--repeats", "1", "--seed", str(args.seed), "--json"]
+        return ["--games", str(args.games), "--repeats", "1", "--seed", str(args.seed), "--json"] + \
+            (["--wall"] if args.wall else [])
 
     def extract(res: dict) -> dict[str, float]:
         rows = {}
