@@ -79,6 +79,12 @@ def _worktrees() -> str:
 @pytest.mark.parametrize("name,args", [("engine_speed", ["--games", "1"]), ("env_speed", ["--decisions", "20"])])
 def test_baseline_side_by_side(name: str, args: list[str], capsys: pytest.CaptureFixture) -> None:
     """--baseline REV: both columns and their ratio per row, from a temporary worktree that is gone afterwards."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+                                                     capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout: --baseline needs git")
     before = _worktrees()
     mod = _load(name)
     assert mod.main([*args, "--repeats", "1", "--baseline", "HEAD", "--json"]) == 0
