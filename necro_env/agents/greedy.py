@@ -224,6 +224,13 @@ def water_fill(regions: list[int], threats: list[float], spare: int) -> dict[int
     return {r: 1 + e for r, e in zip(regions, extra)}
 
 
+#: The method that decides in each phase (a subclass may override any of them).
+_HANDLERS = {
+    Phase.CONQUER: "_conquer", Phase.REDEPLOY: "_redeploy", Phase.BERSERK: "_berserk", Phase.DEFEND: "_defend",
+    Phase.PICK: "_pick", Phase.DIPLOMAT: "_diplomat", Phase.BUY: "_buy", Phase.NECRO_START: "_necro_start",
+}
+
+
 class GreedyAgent(BasePolicy):
     """Competent one-ply heuristic player (see the module docstring for its rules)."""
 
@@ -239,25 +246,10 @@ class GreedyAgent(BasePolicy):
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        st = view.state
-        ph = st.phase
-        if ph == Phase.CONQUER:
-            return self._conquer(view, legal, rng)
-        if ph == Phase.REDEPLOY:
-            return self._redeploy(view, legal, rng)
-        if ph == Phase.BERSERK:
-            return self._berserk(view, legal, rng)
-        if ph == Phase.DEFEND:
-            return self._defend(view, legal, rng)
-        if ph == Phase.PICK:
-            return self._pick(view, legal, rng)
-        if ph == Phase.DIPLOMAT:
-            return self._diplomat(view, legal, rng)
-        if ph == Phase.BUY:
-            return self._buy(view, legal, rng)
-        if ph == Phase.NECRO_START:
-            return self._necro_start(view, legal, rng)
-        return legal[int(rng.integers(len(legal)))]
+        handler = _HANDLERS.get(view.state.phase)
+        if handler is None:
+            return legal[int(rng.integers(len(legal)))]
+        return getattr(self, handler)(view, legal, rng)
 
     # ------------------------------------------------------------------ helpers
     def _last_turn(self, view: View) -> bool:
@@ -519,7 +511,7 @@ class GreedyAgent(BasePolicy):
         race = st.cur_race
         seat = st.turn_seat
         kinds = by_kind(legal)
-        last = self._last_turn(view)
+        last = st.round >= view.game.game_turns  # the seat's final turn (``_last_turn``)
         if K_HERO in kinds or K_ENCAMP in kinds or K_FORTRESS in kinds:
             th = self._threats(view, race, seat)
             if K_HERO in kinds:
