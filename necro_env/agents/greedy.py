@@ -131,10 +131,23 @@ class _Tables:
 _TABLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
+_LAST_TABLES: tuple = (lambda: None, None)  # (weak reference to the last game asked for, its tables)
+
+
 def tables(game) -> _Tables:
+    """The game's ``_Tables`` (built on first use; the last game's are at hand without a weak-dict lookup)."""
+    last = _LAST_TABLES  # one tuple, replaced whole: threads never see a game with another game's tables
+    if last[0]() is game:
+        return last[1]
+    return _remember_tables(game)
+
+
+def _remember_tables(game) -> _Tables:
+    global _LAST_TABLES
     t = _TABLES.get(game)
     if t is None:
         t = _TABLES[game] = _Tables(game)
+    _LAST_TABLES = (weakref.ref(game), t)
     return t
 
 
@@ -312,7 +325,7 @@ class GreedyAgent(BasePolicy):
     def _values(self, view: View, race: int, regions: list[int], ctx: dict) -> dict[int, float]:
         """``region_value`` of ``regions``, each computed once per decision (memoised in ``ctx["values"]``)."""
         values = ctx["values"]
-        missing = [r for r in regions if r not in values]
+        missing = [r for r in regions if r not in values] if values else regions
         if missing:
             values.update(zip(missing, self.region_values(view, race, missing, ctx)))
         return values
