@@ -10,7 +10,9 @@ players, the region net, torch on 1 thread), split into parts by the functions' 
 * ``sampling``           the masked distribution and the action draw;
 * ``rest``               everything else (the rollout buffer, tensors, SB3's loop).
 
-    python benchmarks/collection_profile.py [--config configs/necromancer_3p.yaml] [--steps 128] [--json]
+    python benchmarks/collection_profile.py [--config configs/necromancer_3p.yaml] [--steps 128] [--timed N] [--json]
+
+``--timed N`` times N rollouts without the profiler instead (collection steps per CPU second, the median).
 
 ``--steps`` is the rollout length per env (16 envs: 128 gives 2048 steps). The profiler slows Python
 code more than the C inside torch, so the split overstates the env's part somewhat; compare splits of two
@@ -49,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", default="configs/necromancer_3p.yaml")
     p.add_argument("--steps", type=int, default=128, help="rollout steps per env")
     p.add_argument("--top", type=int, default=0, help="also print the top N functions by own time")
+    p.add_argument("--timed", type=int, default=0, metavar="N",
+                   help="instead of the profile: N unprofiled rollouts, collection steps per CPU second (median)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
 
@@ -75,6 +79,18 @@ def main(argv: list[str] | None = None) -> int:
         model._setup_learn(args.steps * cfg.n_envs * 2, cb)
         cb.init_callback(model)
         model.collect_rollouts(model.env, cb, model.rollout_buffer, n_rollout_steps=args.steps)  # warm-up
+        if args.timed:
+            rates = []
+            for _ in range(args.timed):
+                t0 = time.process_time()
+                model.collect_rollouts(model.env, cb, model.rollout_buffer, n_rollout_steps=args.steps)
+                rates.append(args.steps * cfg.n_envs / (time.process_time() - t0))
+            med = sorted(rates)[len(rates) // 2]
+            print(f"collect_rollouts, {cfg.name}: {med:,.0f} steps per CPU second (median of {args.timed}: "
+                  + ", ".join(f"{r:,.0f}" for r in rates) + ")")
+            if args.json:
+                print(json.dumps({"steps_per_cpu_s": med, "rounds": rates}))
+            return 0
         prof = cProfile.Profile(time.process_time)  # CPU time: other processes disturb it less
         prof.enable()
         model.collect_rollouts(model.env, cb, model.rollout_buffer, n_rollout_steps=args.steps)

@@ -58,3 +58,10 @@ def test_collection_profile_parts(capsys: pytest.CaptureFixture) -> None:
     env_parts = sum(share[k] for k in ("env: observation", "env: opponents", "env: engine", "env: other"))
     assert env_parts == pytest.approx(share["env (all)"], abs=1e-6) or env_parts >= share["env (all)"]
     assert share["env: opponents"] > 0 and share["net forward"] > 0
+
+
+def test_collection_timed(capsys: pytest.CaptureFixture) -> None:
+    mod = _load("collection_profile")
+    assert mod.main(["--steps", "2", "--timed", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["steps_per_cpu_s"] > 0 and len(out["rounds"]) == 2
