@@ -11,12 +11,23 @@ Retired versions stay registered only to fail with a message naming their succes
 The single-seat view is registered with Gymnasium under the same version:
 ``gymnasium.make("necro_env/NecromancerIslandSingleSeat-v1", players=3, learner="necromancer")``
 (``necro_env.single_seat.SingleSeatEnv``; ``mask_in_obs=True`` puts the mask in the observation).
+
+Importing the package imports neither PettingZoo nor Gymnasium (the rules engine, the scripted
+policies and ``necro-env simulate`` need neither): ``env``, ``raw_env``, ``replay`` and
+``REGISTERED`` are loaded on first use, and the registrations are made when PettingZoo or Gymnasium
+is imported (at once if it already is).
 """
+from __future__ import annotations
+
+import importlib.abc
+import sys
+import types
 
 __version__ = "0.1.0"
 
-from .env import ENV_ID, env, raw_env, replay  # noqa: E402  (binds necro_env.env to the function, not the module)
-from .versions import RETIRED_ENV_IDS, SINGLE_SEAT_ENV_ID  # noqa: E402
+from .versions import ENV_ID, RETIRED_ENV_IDS, SINGLE_SEAT_ENV_ID  # noqa: E402
+
+_LAZY = {"env": "necro_env.env", "raw_env": "necro_env.env", "replay": "necro_env.env"}
 
 
 def _register_gymnasium() -> None:
@@ -25,9 +36,6 @@ def _register_gymnasium() -> None:
 
     if SINGLE_SEAT_ENV_ID not in gymnasium.registry:
         gymnasium.register(SINGLE_SEAT_ENV_ID, entry_point="necro_env.single_seat:SingleSeatEnv")
-
-
-_register_gymnasium()
 
 
 def _register() -> bool:
@@ -44,6 +52,98 @@ def _register() -> bool:
     return True
 
 
-REGISTERED = _register()
+# What to do once a package is imported: register with its registry.
+_ON_IMPORT = {"pettingzoo": _register, "gymnasium": _register_gymnasium}
+
+
+class _Registrar(importlib.abc.MetaPathFinder):
+    """Makes the registrations of ``_ON_IMPORT`` right after PettingZoo / Gymnasium is imported: it finds their
+    spec with the other finders and runs the registration after their loader has executed the module."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname not in _ON_IMPORT:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        spec.loader = _RegisteringLoader(spec.loader, fullname)
+        return spec
+
+
+class _RegisteringLoader(importlib.abc.Loader):
+    """Wraps a package's loader for its one import: executes the module, then registers (``_Registrar``)."""
+
+    def __init__(self, loader, name: str) -> None:
+        self.loader, self.name = loader, name
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        module.__loader__ = self.loader  # the module keeps its own loader (resources, reloads)
+        if module.__spec__ is not None:
+            module.__spec__.loader = self.loader
+        self.loader.exec_module(module)
+        _registered(self.name)
+
+
+_STATE: dict[str, bool] = {}
+
+
+def _registered(name: str) -> bool:
+    """Make ``name``'s registration once (PettingZoo's result is ``REGISTERED``); the hook goes when both are made."""
+    if name not in _STATE:
+        _STATE[name] = bool(_ON_IMPORT[name]())
+        if len(_STATE) == len(_ON_IMPORT) and _REGISTRAR in sys.meta_path:
+            sys.meta_path.remove(_REGISTRAR)
+    return _STATE[name]
+
+
+_REGISTRAR = _Registrar()
+sys.meta_path.insert(0, _REGISTRAR)
+for _name in _ON_IMPORT:
+    if _name in sys.modules:  # already imported: register now
+        _registered(_name)
+
+
+class _Package(types.ModuleType):
+    """The package module: ``env`` stays the function even after ``import necro_env.env`` (the import
+    system binds a submodule to its parent's attribute of the same name)."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name == "env" and isinstance(value, types.ModuleType) and value.__name__ == "necro_env.env":
+            value = value.env
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str):
+    """The names that need PettingZoo, loaded on first use."""
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(_LAZY[name])
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    if name == "REGISTERED":
+        import pettingzoo  # noqa: F401  (importing it makes the registration)
+
+        return _registered("pettingzoo")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | {"REGISTERED"})
+
 
 __all__ = ["__version__", "env", "raw_env", "replay", "ENV_ID", "SINGLE_SEAT_ENV_ID", "REGISTERED"]

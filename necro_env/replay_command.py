@@ -12,7 +12,6 @@ import io
 import json
 import sys
 
-from .env import replay
 from .game import Game
 from .record import agent_names, iter_replay, load_record, parse_record
 
@@ -26,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .env import replay  # here, not at import: building the CLI's parser imports this module
+
     record = load_record(args.file)
     replay(record)  # every check (result, over, agents, the illegal note): a record it rejects exits 1
     config, _options, seed, _actions = parse_record(record)

@@ -105,7 +105,7 @@ class _Tables:
     """Static per-game masks the heuristics read (built once per Game)."""
 
     __slots__ = ("nbr", "land", "first", "lake_nbr", "race_terrain", "power_terrain", "necro_seat",
-                 "num_seats", "turns", "total_ghosts", "num_regions")
+                 "num_seats", "turns", "total_ghosts", "num_regions", "all_mask", "bonus_cache", "targets_cache")
 
     def __init__(self, game) -> None:
         b = game.board
@@ -120,15 +120,34 @@ class _Tables:
         self.turns = game.game_turns
         self.total_ghosts = GHOST_BOX
         self.num_regions = game.num_regions
+        self.all_mask = b.all_mask
+        #: (race, active, powers) -> (terrain bonus list, non-empty-conquest bonus): fixed for a game.
+        self.bonus_cache: dict = {}
+        #: The last ``GreedyAgent._targets`` answer and everything it was computed from (a redeployment's
+        #: steps ask again with the same inputs: each lift or placement leaves the total unchanged).
+        self.targets_cache: tuple | None = None
 
 
 _TABLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
+_LAST_TABLES: tuple = (lambda: None, None)  # (weak reference to the last game asked for, its tables)
+
+
 def tables(game) -> _Tables:
+    """The game's ``_Tables`` (built on first use; the last game's are at hand without a weak-dict lookup)."""
+    last = _LAST_TABLES  # one tuple, replaced whole: threads never see a game with another game's tables
+    if last[0]() is game:
+        return last[1]
+    return _remember_tables(game)
+
+
+def _remember_tables(game) -> _Tables:
+    global _LAST_TABLES
     t = _TABLES.get(game)
     if t is None:
         t = _TABLES[game] = _Tables(game)
+    _LAST_TABLES = (weakref.ref(game), t)
     return t
 
 
@@ -195,6 +214,14 @@ def threat_of(tab: _Tables, st, r: int, own: int, attackers: int, player_side: b
     return t
 
 
+def by_kind(legal: list[int]) -> dict[int, list[int]]:
+    """The legal actions grouped by kind (each group in the order of ``legal``)."""
+    groups: dict[int, list[int]] = {}
+    for a in legal:
+        groups.setdefault(_KIND[a], []).append(a)
+    return groups
+
+
 def water_fill(regions: list[int], threats: list[float], spare: int) -> dict[int, int]:
     """Targets: 1 token a region + ``spare`` extras, each to the best threat / (extras + 1)."""
     extra = [0] * len(regions)
@@ -208,6 +235,13 @@ def water_fill(regions: list[int], threats: list[float], spare: int) -> dict[int
                     best, bi = s, i
             extra[bi] += 1
     return {r: 1 + e for r, e in zip(regions, extra)}
+
+
+#: The method that decides in each phase (a subclass may override any of them).
+_HANDLERS = {
+    Phase.CONQUER: "_conquer", Phase.REDEPLOY: "_redeploy", Phase.BERSERK: "_berserk", Phase.DEFEND: "_defend",
+    Phase.PICK: "_pick", Phase.DIPLOMAT: "_diplomat", Phase.BUY: "_buy", Phase.NECRO_START: "_necro_start",
+}
 
 
 class GreedyAgent(BasePolicy):
@@ -225,25 +259,10 @@ class GreedyAgent(BasePolicy):
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        st = view.state
-        ph = st.phase
-        if ph == Phase.CONQUER:
-            return self._conquer(view, legal, rng)
-        if ph == Phase.REDEPLOY:
-            return self._redeploy(view, legal, rng)
-        if ph == Phase.BERSERK:
-            return self._berserk(view, legal, rng)
-        if ph == Phase.DEFEND:
-            return self._defend(view, legal, rng)
-        if ph == Phase.PICK:
-            return self._pick(view, legal, rng)
-        if ph == Phase.DIPLOMAT:
-            return self._diplomat(view, legal, rng)
-        if ph == Phase.BUY:
-            return self._buy(view, legal, rng)
-        if ph == Phase.NECRO_START:
-            return self._necro_start(view, legal, rng)
-        return legal[int(rng.integers(len(legal)))]
+        handler = _HANDLERS.get(view.state.phase)
+        if handler is None:
+            return legal[int(rng.integers(len(legal)))]
+        return getattr(self, handler)(view, legal, rng)
 
     # ------------------------------------------------------------------ helpers
     def _last_turn(self, view: View) -> bool:
@@ -253,47 +272,100 @@ class GreedyAgent(BasePolicy):
 
     def region_value(self, view: View, race: int, r: int, ctx: dict) -> float:
         """Value of conquering region ``r`` with ``race`` (module docstring, 'Conquering')."""
+        return self.region_values(view, race, (r,), ctx)[0]
+
+    def region_values(self, view: View, race: int, regions, ctx: dict) -> list[float]:
+        """``region_value`` of each of ``regions`` (one pass, the context read once)."""
         st = view.state
         tab = ctx["tab"]
         seat = ctx["seat"]
-        x = st.occ[r]
-        v = 1.0
-        bit = 1 << r
-        if ctx["active"]:
-            for mask, w in ctx["bonus"]:
+        occ, race_owner, active_race = st.occ, st.race_owner, st.active
+        bonus = ctx["bonus"] if ctx["active"] else ()
+        nonempty = ctx["nonempty_bonus"] if ctx["active"] else 0.0
+        urgency = ctx["urgency"]
+        ghost_kill = self.GHOST_KILL + self.GHOST_KILL_URGENT * urgency
+        feed = self.FEED_PENALTY * urgency
+        scenario, leader = ctx["scenario"], ctx["leader"]
+        last = ctx["last"]
+        nbr, free, attackers = tab.nbr, ctx["free"], ctx["attackers"]
+        lake_nbr = tab.lake_nbr if ctx["player_side"] else 0
+        out = []
+        for r in regions:
+            x = occ[r]
+            v = 1.0
+            bit = 1 << r
+            for mask, w in bonus:
                 if mask & bit:
                     v += w
-            if x >= 0 and ctx["nonempty_bonus"]:
-                v += ctx["nonempty_bonus"]
-        if x >= 0:
-            owner = st.race_owner[x]
-            if owner == seat:
-                v -= 1.5
-            elif x == GHOST:
-                v += self.GHOST_KILL + self.GHOST_KILL_URGENT * ctx["urgency"]
-            elif owner >= 0:
-                v += 0.2
-                if st.active[owner] == x:
-                    v += 0.3
-                    if owner == ctx["leader"]:
-                        v += 0.2
-            if x != GHOST and ctx["scenario"] and owner != seat:
-                v -= self.FEED_PENALTY * ctx["urgency"]
-        if not ctx["last"]:
-            nb = tab.nbr[r]
-            v += 0.1 * (nb & ctx["free"]).bit_count()
-            v -= 0.15 * (nb & ctx["attackers"]).bit_count()
-            if ctx["player_side"] and (tab.lake_nbr & bit):
-                v -= 0.15
-        return v
+            if x >= 0:
+                if nonempty:
+                    v += nonempty
+                owner = race_owner[x]
+                if owner == seat:
+                    v -= 1.5
+                elif x == GHOST:
+                    v += ghost_kill
+                elif owner >= 0:
+                    v += 0.2
+                    if active_race[owner] == x:
+                        v += 0.3
+                        if owner == leader:
+                            v += 0.2
+                if x != GHOST and scenario and owner != seat:
+                    v -= feed
+            if not last:
+                nb = nbr[r]
+                v += 0.1 * (nb & free).bit_count()
+                v -= 0.15 * (nb & attackers).bit_count()
+                if lake_nbr & bit:
+                    v -= 0.15
+            out.append(v)
+        return out
+
+    def _values(self, view: View, race: int, regions: list[int], ctx: dict) -> dict[int, float]:
+        """``region_value`` of ``regions``, each computed once per decision (memoised in ``ctx["values"]``)."""
+        values = ctx["values"]
+        missing = [r for r in regions if r not in values] if values else regions
+        if missing:
+            values.update(zip(missing, self.region_values(view, race, missing, ctx)))
+        return values
 
     def _context(self, view: View, race: int) -> dict:
-        g, st = view.game, view.state
-        tab = tables(g)
+        """What ``region_value`` reads at this decision, plus two caches for the decision: ``values``
+        (region -> ``region_value``) and ``costs`` (region -> tokens, from the engine's ``conquest_options``)."""
+        st = view.state
+        tab = tables(view.game)
         seat = view.seat
         powers = st.race_power[race]
         active = st.race_status[race] in (ACTIVE, GHOSTLY)
-        bonus = []
+        key = (race, active, powers)
+        fixed = tab.bonus_cache.get(key)
+        if fixed is None:
+            fixed = tab.bonus_cache[key] = self._bonuses(tab, race, active, powers)
+        bonus, nonempty = fixed
+        own = seat_regions(st, seat)
+        attackers = attacker_mask(tab, st, seat)
+        necro_seat = tab.necro_seat
+        coins = st.coins
+        leader, best = -1, None
+        for p in range(tab.num_seats):  # the first of the richest other players (max's tie rule)
+            if p != necro_seat and p != seat and (best is None or coins[p] > best):
+                leader, best = p, coins[p]
+        side = necro_seat >= 0 and seat != necro_seat
+        return {
+            "tab": tab, "seat": seat, "active": active, "bonus": bonus, "nonempty_bonus": nonempty,
+            "urgency": necro_urgency(tab, st) if seat != necro_seat else 0.0,
+            "scenario": side, "player_side": side,
+            "leader": leader, "last": st.round >= tab.turns,
+            "free": tab.land & ~own & ~attackers & ~st.immune & ~st.regions[race],
+            "attackers": attackers, "own": own, "values": {}, "costs": None,
+        }
+
+    @staticmethod
+    def _bonuses(tab: _Tables, race: int, active: bool, powers: int) -> tuple[list, float]:
+        """The terrain bonuses ``[(mask, coins)]`` and the non-empty-conquest bonus of ``race`` with ``powers``."""
+        bonus: list = []
+        nonempty = 0.0
         if active:
             if race in tab.race_terrain:
                 bonus.append((tab.race_terrain[race], 1.0))
@@ -301,82 +373,84 @@ class GreedyAgent(BasePolicy):
                 if powers >> p & 1:
                     bonus.append((m, 1.0))
             if powers & P_MERCHANT:
-                bonus.append((g.board.all_mask, 1.0))
-        nonempty = 0.0
-        if active:
+                bonus.append((tab.all_mask, 1.0))
             if race == ORCS:
                 nonempty += 1.0
             if powers & P_PILLAGING:
                 nonempty += 1.0
             if race == SKELETONS:
                 nonempty += 0.5
-        own = seat_regions(st, seat)
-        attackers = attacker_mask(tab, st, seat)
-        players = [p for p in range(tab.num_seats) if p != tab.necro_seat and p != seat]
-        leader = max(players, key=lambda p: st.coins[p]) if players else -1
-        return {
-            "tab": tab, "seat": seat, "active": active, "bonus": bonus, "nonempty_bonus": nonempty,
-            "urgency": necro_urgency(tab, st) if seat != tab.necro_seat else 0.0,
-            "scenario": tab.necro_seat >= 0 and seat != tab.necro_seat,
-            "player_side": tab.necro_seat >= 0 and seat != tab.necro_seat,
-            "leader": leader, "last": st.round >= tab.turns,
-            "free": tab.land & ~own & ~attackers & ~st.immune & ~st.regions[race],
-            "attackers": attackers, "own": own,
-        }
+        return bonus, nonempty
+
+    @staticmethod
+    def _costs(view: View, ctx: dict) -> dict[int, int]:
+        """Region -> tokens the acting race needs (``game.conquest_cost``) for the regions it may try now: the
+        engine's ``conquest_options`` (the legality builder's own figures), read once per decision."""
+        rs, cs = view.game.conquest_options(view.state)
+        costs = ctx["costs"] = dict(zip(rs, cs))
+        return costs
+
+    def _conquest_cost(self, view: View, r: int, ctx: dict) -> int:
+        """``game.conquest_cost(state, r)`` for the acting race (see ``_costs``)."""
+        c = (ctx["costs"] or self._costs(view, ctx)).get(r)
+        return view.game.conquest_cost(view.state, r) if c is None else c
 
     # ------------------------------------------------------------------ conquest
     def _conquer(self, view: View, legal: list[int], rng) -> int:
         g, st = view.game, view.state
         race = st.cur_race
-        by_kind: dict[int, list[int]] = {}
-        for a in legal:
-            by_kind.setdefault(_KIND[a], []).append(a)
+        kinds = by_kind(legal)
         ctx = self._context(view, race)
         hand = st.hand[race]
-        if K_DECLINE in by_kind and self.should_decline(view, race, by_kind, ctx):
-            return by_kind[K_DECLINE][0]
-        if K_CONVERT in by_kind:
-            acts = by_kind[K_CONVERT]
-            return pick_best(acts, [self.region_value(view, race, _ARG[a], ctx) for a in acts], rng)
-        if K_DRAGON in by_kind:
+        if K_DECLINE in kinds and self.should_decline(view, race, kinds, ctx):
+            return kinds[K_DECLINE][0]
+        if K_CONVERT in kinds:
+            acts = kinds[K_CONVERT]
+            values = self._values(view, race, [_ARG[a] for a in acts], ctx)
+            return pick_best(acts, [values[_ARG[a]] for a in acts], rng)
+        if K_DRAGON in kinds:
             acts, scores = [], []
-            for a in by_kind[K_DRAGON]:
+            values = self._values(view, race, [_ARG[a] for a in kinds[K_DRAGON]], ctx)
+            for a in kinds[K_DRAGON]:
                 r = _ARG[a]
-                v = self.region_value(view, race, r, ctx)
+                v = values[r]
                 if v > 0:
                     acts.append(a)
-                    scores.append(g.conquest_cost(st, r) + 0.5 * v)
+                    scores.append(self._conquest_cost(view, r, ctx) + 0.5 * v)
             if acts:
                 return pick_best(acts, scores, rng)
-        if K_BERSERK_ROLL in by_kind:
-            return by_kind[K_BERSERK_ROLL][0]
-        if K_CONQUER in by_kind:
-            best = self._best_conquest(view, race, by_kind[K_CONQUER], ctx, rng, roll=0)
+        if K_BERSERK_ROLL in kinds:
+            return kinds[K_BERSERK_ROLL][0]
+        if K_CONQUER in kinds:
+            best = self._best_conquest(view, race, kinds[K_CONQUER], ctx, rng, roll=0)
             if best is not None:
                 return best
-        elif K_FINAL in by_kind and hand > 0:
+        elif K_FINAL in kinds and hand > 0:
             acts, scores = [], []
-            for a in by_kind[K_FINAL]:
+            values = self._values(view, race, [_ARG[a] for a in kinds[K_FINAL]], ctx)
+            for a in kinds[K_FINAL]:
                 r = _ARG[a]
-                v = self.region_value(view, race, r, ctx)
+                v = values[r]
                 if v > 0:
                     acts.append(a)
-                    scores.append(-(g.conquest_cost(st, r) - hand) + 0.1 * v)
+                    scores.append(-(self._conquest_cost(view, r, ctx) - hand) + 0.1 * v)
             if acts:
                 return pick_best(acts, scores, rng)
-        return by_kind.get(K_END_CONQUEST, legal)[0]
+        return kinds.get(K_END_CONQUEST, legal)[0]
 
     def _best_conquest(self, view: View, race: int, acts: list[int], ctx: dict, rng, roll: int):
         """The conquest with the most value per token it costs, after a Berserk roll of ``roll`` (0: none)."""
-        g, st = view.game, view.state
         best_acts, scores = [], []
+        values = self._values(view, race, [_ARG[a] for a in acts], ctx)
+        costs = ctx["costs"] or self._costs(view, ctx)
         for a in acts:
             r = _ARG[a]
-            v = self.region_value(view, race, r, ctx)
+            v = values[r]
             if v <= 0.05:
                 continue
             best_acts.append(a)
-            scores.append(v / berserk_cost(g.conquest_cost(st, r), roll))
+            c = costs.get(r)
+            scores.append(v / berserk_cost(view.game.conquest_cost(view.state, r) if c is None else c, roll))
         if not best_acts:
             return None
         return pick_best(best_acts, scores, rng)
@@ -393,9 +467,9 @@ class GreedyAgent(BasePolicy):
 
     def affordable_conquests(self, view: View, race: int, acts: list[int], ctx: dict) -> int:
         """How many of the affordable regions (cheapest first) the tokens in hand can take now."""
-        g, st = view.game, view.state
-        costs = sorted(g.conquest_cost(st, _ARG[a]) for a in acts
-                       if self.region_value(view, race, _ARG[a], ctx) > 0.05)
+        st = view.state
+        values = self._values(view, race, [_ARG[a] for a in acts], ctx)
+        costs = sorted(self._conquest_cost(view, _ARG[a], ctx) for a in acts if values[_ARG[a]] > 0.05)
         hand, n = st.hand[race], 0
         for c in costs:
             if c > hand:
@@ -416,16 +490,26 @@ class GreedyAgent(BasePolicy):
 
     # ------------------------------------------------------------------ redeployment
     def _targets(self, view: View, race: int, owner: int, extra_tokens: int) -> dict[int, int]:
-        """Desired tokens per region of ``race`` given ``extra_tokens`` more than on the board now."""
+        """Desired tokens per region of ``race`` given ``extra_tokens`` more than on the board now (a shared
+        answer: read it, do not change it)."""
         st = view.state
         tab = tables(view.game)
-        regions = list(_bits(st.regions[race]))
+        held = st.regions[race]
+        regions = list(_bits(held))
         own = seat_regions(st, owner)
         attackers = attacker_mask(tab, st, owner)
+        tok = st.tok
+        total = sum(tok[r] for r in regions) + extra_tokens
+        # Everything the answer is computed from (the board's masks are the game's, fixed in ``tab``).
+        key = (race, owner, held, own, attackers, st.immune, total, tuple(st.encamp))
+        cached = tab.targets_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
         player_side = tab.necro_seat >= 0 and owner != tab.necro_seat
         threats = [threat_of(tab, st, r, own, attackers, player_side) - 0.5 * st.encamp[r] for r in regions]
-        total = sum(st.tok[r] for r in regions) + extra_tokens
-        return water_fill(regions, [max(0.0, t) for t in threats], total - len(regions))
+        targets = water_fill(regions, [max(0.0, t) for t in threats], total - len(regions))
+        tab.targets_cache = (key, targets)
+        return targets
 
     def _threats(self, view: View, race: int, owner: int) -> dict[int, float]:
         st = view.state
@@ -439,40 +523,44 @@ class GreedyAgent(BasePolicy):
         st = view.state
         race = st.cur_race
         seat = st.turn_seat
-        by_kind: dict[int, list[int]] = {}
-        for a in legal:
-            by_kind.setdefault(_KIND[a], []).append(a)
-        last = self._last_turn(view)
-        if K_HERO in by_kind or K_ENCAMP in by_kind or K_FORTRESS in by_kind:
+        kinds = by_kind(legal)
+        last = st.round >= view.game.game_turns  # the seat's final turn (``_last_turn``)
+        if K_HERO in kinds or K_ENCAMP in kinds or K_FORTRESS in kinds:
             th = self._threats(view, race, seat)
-            if K_HERO in by_kind:
-                acts = by_kind[K_HERO]
+            if K_HERO in kinds:
+                acts = kinds[K_HERO]
                 return pick_best(acts, [th.get(_ARG[a], 0.0) + 0.01 * st.tok[_ARG[a]] for a in acts], rng)
-            if K_ENCAMP in by_kind:
-                acts = by_kind[K_ENCAMP]
+            if K_ENCAMP in kinds:
+                acts = kinds[K_ENCAMP]
                 return pick_best(acts, [th.get(_ARG[a], 0.0) / (1 + st.encamp[_ARG[a]]) for a in acts], rng)
-            acts = by_kind[K_FORTRESS]
+            acts = kinds[K_FORTRESS]
             return pick_best(acts, [th.get(_ARG[a], 0.0) for a in acts], rng)
         if last:
-            if K_PLACE in by_kind:
-                return by_kind[K_PLACE][0]
-            return by_kind.get(K_END_REDEPLOY, legal)[0]
+            if K_PLACE in kinds:
+                return kinds[K_PLACE][0]
+            return kinds.get(K_END_REDEPLOY, legal)[0]
         targets = self._targets(view, race, seat, st.hand[race] - st.hold)
-        if K_LIFT in by_kind:
+        if K_LIFT in kinds:
             best, surplus = None, 0
-            for a in by_kind[K_LIFT]:
+            for a in kinds[K_LIFT]:
                 r = _ARG[a]
                 s = st.tok[r] - targets.get(r, 1)
                 if s > surplus:
                     best, surplus = a, s
             if best is not None:
                 return best
-        if K_PLACE in by_kind:
-            acts = by_kind[K_PLACE]
-            return pick_best(acts, [targets.get(_ARG[a], 1) - self._present(view, _ARG[a]) for a in acts], rng)
-        if K_STOUT_DECLINE in by_kind and self._stout_decline(view, race):
-            return by_kind[K_STOUT_DECLINE][0]
-        return by_kind.get(K_END_REDEPLOY, legal)[0]
+        if K_PLACE in kinds:
+            acts = kinds[K_PLACE]
+            tok = st.tok
+            if race == GHOST:  # for the Ghosts, the Lake's count is the Island's (``_present``)
+                lake, island = view.game.board.lake, st.island
+                present = [island if _ARG[a] == lake else tok[_ARG[a]] for a in acts]
+            else:
+                present = [tok[_ARG[a]] for a in acts]
+            return pick_best(acts, [targets.get(_ARG[a], 1) - n for a, n in zip(acts, present)], rng)
+        if K_STOUT_DECLINE in kinds and self._stout_decline(view, race):
+            return kinds[K_STOUT_DECLINE][0]
+        return kinds.get(K_END_REDEPLOY, legal)[0]
 
     def _present(self, view: View, r: int) -> int:
         """Tokens the redeploying race has on ``r`` now (for the Ghosts, the Lake's count is the Island's)."""
@@ -551,4 +639,4 @@ class GreedyAgent(BasePolicy):
 
 
 __all__ = ["GreedyAgent", "RACE_BONUS", "POWER_BONUS", "tables", "attacker_mask", "threat_of",
-           "water_fill", "seat_regions", "necro_urgency"]
+           "water_fill", "by_kind", "seat_regions", "necro_urgency"]

@@ -108,29 +108,38 @@ class NecromancerHeuristic(GreedyAgent):
         (see "Redeploying" in the module docstring)."""
         targets = super()._targets(view, race, owner, extra_tokens)
         if race == GHOST:
-            targets[view.game.board.lake] = 0
+            targets = {**targets, view.game.board.lake: 0}  # a copy: the player rule's answer is shared
         return targets
 
-    def region_value(self, view: View, race: int, r: int, ctx: dict) -> float:
+    def region_values(self, view: View, race: int, regions, ctx: dict) -> list[float]:
+        """The Ghosts' valuation ("Conquering with Ghosts" in the module docstring); other races: the player rule."""
         if race != GHOST:
-            return super().region_value(view, race, r, ctx)
+            return super().region_values(view, race, regions, ctx)
         st = view.state
         tab = ctx["tab"]
-        v = 1.0 + SOUL_VALUE
-        bit = 1 << r
-        for mask, w in ctx["bonus"]:
-            if mask & bit:
-                v += w
-        if st.occ[r] >= 0:
-            v += 0.3 + ctx["nonempty_bonus"]
-            owner = st.race_owner[st.occ[r]]
-            if owner >= 0 and st.active[owner] == st.occ[r]:
-                v += 0.1
-        if not ctx["last"]:
-            nb = tab.nbr[r]
-            v += 0.1 * (nb & ctx["free"]).bit_count()
-            v -= self.EXPOSURE * (nb & ctx["attackers"]).bit_count()
-        return v
+        occ, race_owner, active_race = st.occ, st.race_owner, st.active
+        bonus, nonempty = ctx["bonus"], ctx["nonempty_bonus"]
+        last, nbr, free, attackers = ctx["last"], tab.nbr, ctx["free"], ctx["attackers"]
+        exposure = self.EXPOSURE
+        out = []
+        for r in regions:
+            v = 1.0 + SOUL_VALUE
+            bit = 1 << r
+            for mask, w in bonus:
+                if mask & bit:
+                    v += w
+            x = occ[r]
+            if x >= 0:
+                v += 0.3 + nonempty
+                owner = race_owner[x]
+                if owner >= 0 and active_race[owner] == x:
+                    v += 0.1
+            if not last:
+                nb = nbr[r]
+                v += 0.1 * (nb & free).bit_count()
+                v -= exposure * (nb & attackers).bit_count()
+            out.append(v)
+        return out
 
 
 class BoldNecromancerHeuristic(NecromancerHeuristic):
