@@ -563,6 +563,11 @@ class Observer:
         self._perm = [self._index(v) for v in range(self.n)]
         self._reset_canon()
 
+    def __reduce__(self):
+        """Pickled (and deep-copied) as its arguments: everything else is a cache of what the canonical
+        vector shows (numpy views and memoryviews of it, which do not pickle), rebuilt on first use."""
+        return (Observer, (self.game, None, self.hide_necro_reserve))
+
     @property
     def hide_coins(self) -> bool:
         """``game.config.hide_coins`` (the observer keeps no copy)."""

@@ -469,3 +469,27 @@ def test_learning_features_from_a_hand_built_position() -> None:
     g.apply(st, encode((Kind.END_CONQUEST,)))
     obs = Observer(g).observe(st, 0)
     assert not obs[s:s + 48 * 4].reshape(48, 4)[:, :3].any()
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_an_observer_survives_pickling_and_copying_mid_game(how: str) -> None:
+    """Envs travel to worker processes (the chunked vec env pickles them): an Observer copied mid-game,
+    its caches full, observes exactly what the original does from then on."""
+    import copy
+    import pickle
+
+    g = Game(GameConfig(players=4))
+    st = g.new_state(5)
+    obs = Observer(g)
+    rng = random.Random(3)
+    for _ in range(60):
+        for seat in range(g.num_seats):
+            obs.observe(st, seat)
+        g.apply(st, rng.choice(g.legal_actions(st)))
+    twin = pickle.loads(pickle.dumps(obs)) if how == "pickle" else copy.deepcopy(obs)
+    for _ in range(60):
+        if st.over:
+            break
+        for seat in range(g.num_seats):
+            np.testing.assert_array_equal(twin.observe(st, seat), obs.observe(st, seat))
+        g.apply(st, rng.choice(g.legal_actions(st)))
