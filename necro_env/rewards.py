@@ -128,10 +128,6 @@ class RewardTracker:
             raise ConfigError(f"reward seats must be seats in 0..{n - 1}, got {short_repr(seats)}")
         self.seats = seats
 
-    def potential(self, st: State, seat: int) -> float:
-        """phi of ``seat`` in ``st`` (``progress_potential``)."""
-        return progress_potential(self.game, st, seat)
-
     def reset(self, st: State, seats: Sequence[int] | None = None) -> None:
         """Start counting from ``st`` (``seats``: change the tracked seats, e.g. a new learner seat)."""
         if seats is not None:

@@ -82,7 +82,7 @@ from .game.errors import ConfigError, IllegalActionError, StateError, short_repr
 from .game.validate import coin_cap
 from . import loop
 from .record import generator_from_state, is_int
-from .rewards import ILLEGAL_REWARD, RewardTracker, progress_potential  # noqa: F401  (progress_potential: re-export)
+from .rewards import ILLEGAL_REWARD, RewardTracker, progress_potential  # also re-exported here
 
 
 class SingleSeatEnv(gym.Env):
@@ -272,7 +272,7 @@ class SingleSeatEnv(gym.Env):
         return {"seat": self.seat, "episode_seed": self._episode_seed}
 
     def _potential(self) -> float:
-        return self._tracker.potential(self.state, self.seat)
+        return progress_potential(self.game, self.state, self.seat)
 
     # ------------------------------------------------------------------ checkpointing
     def get_state(self) -> dict:
