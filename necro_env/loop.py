@@ -2,6 +2,7 @@
 
     decisions = play(game, st, policies, rngs)                        # to the end of the game
     play(game, st, policies, rng, until=learner_seat)                 # until the learner must decide
+    play(game, st, policies, rng, until=(0, 1))                       # until seat 0 or seat 1 must decide
 
 ``policies[seat].act(View(game, st, seat), rng) -> action`` chooses for the seat to decide
 (``st.decider``) and the engine applies it; ``rngs`` is one ``numpy.random.Generator`` per seat, or
@@ -9,7 +10,8 @@ one generator that every seat draws from. Users: ``necro_env.evaluate.play_game`
 warm start's demonstrations), ``necro_env.simulate.play_random_game`` (uniform random play, through
 ``RandomChooser``), ``necro_env.play.play_game`` (the terminal game: the human's seat is a policy
 that reads the keyboard and raises ``Quit``) and the single-seat view's opponents
-(``necro_env.single_seat``, ``until`` the learner's seat).
+(``necro_env.single_seat``, ``until`` the learner's seat, or every player seat when one network plays
+them all).
 
 A policy may also offer ``choose(state, rng) -> action``: when every seat's policy has it and no hook
 is given, ``play`` calls it and builds no ``View`` (``RandomChooser``: uniform random play at engine speed).
@@ -44,12 +46,16 @@ class Quit(NecroEnvError):
 
 
 def play(game: Game, st: State, policies: Sequence[Any], rngs: Sequence[np.random.Generator] | np.random.Generator,
-         *, until: int | None = None, on_decision: Callable[[View, int], Any] | None = None,
+         *, until: int | Sequence[int] | None = None, on_decision: Callable[[View, int], Any] | None = None,
          after: Callable[[View, int], Any] | None = None, max_decisions: int | None = MAX_DECISIONS) -> int:
-    """Play ``st`` forward in place until the game is over or seat ``until`` is to decide; returns the number
-    of decisions taken here (see the module docstring)."""
+    """Play ``st`` forward in place until the game is over or seat ``until`` (one seat or a collection of
+    seats) is to decide; returns the number of decisions taken here (see the module docstring)."""
     if isinstance(rngs, np.random.Generator):
         rngs = [rngs] * game.num_seats
+    stop = [False] * game.num_seats  # stop[seat]: hand the decision back to the caller
+    for s in ((until,) if until is None or isinstance(until, int) else until):
+        if s is not None and 0 <= s < game.num_seats:
+            stop[s] = True
     apply = game.apply
     limit = -1 if max_decisions is None else max_decisions
     n = 0
@@ -58,7 +64,7 @@ def play(game: Game, st: State, policies: Sequence[Any], rngs: Sequence[np.rando
         chooses = [None if p is None else p.choose for p in policies]
         while not st.over:
             seat = st.decider
-            if seat == until:
+            if stop[seat]:
                 break
             apply(st, chooses[seat](st, rngs[seat]))
             n += 1
@@ -68,7 +74,7 @@ def play(game: Game, st: State, policies: Sequence[Any], rngs: Sequence[np.rando
     acts = [None if p is None else p.act for p in policies]  # None: a seat this call never plays (``until``)
     while not st.over:
         seat = st.decider
-        if seat == until:
+        if stop[seat]:
             break
         view = View(game, st, seat)
         action = acts[seat](view, rngs[seat])

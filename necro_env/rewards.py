@@ -13,6 +13,12 @@ Schemes (``REWARD_SCHEMES``):
 * ``rank``: terminal only; the final standing scaled to [-1, 1] (``Game.rank_scores``).
 * ``coins``: dense; coins gained since the seat's previous reward (payments count negative)
   times ``COINS_SCALE``; nothing at the end.
+* ``coalition`` (Necromancer games only): terminal only; the players are one team against the
+  Necromancer: every player +1 if he loses, -1 if he wins (he gets +1 / -1, as under ``win``).
+  Its shaping potential for a player is minus the Necromancer's (the team gains when he loses
+  progress), so every player seat gets the same reward for the same stretch of the game; that is
+  what lets one network act for all player seats on one trajectory (the single-seat view's
+  ``learner="players"``) and the coalition best response of ``necro-env exploit``.
 
 Shaping (``shaping`` >= 0, default 0, for every scheme): a dense progress reward
 ``shaping * (phi(s') - phi(s))`` added to a seat's reward for what happened between two of its
@@ -43,7 +49,7 @@ from .game import Game, State
 from .game.catalog import GHOST_BOX
 from .game.errors import ConfigError, short_repr
 
-REWARD_SCHEMES = ("win", "rank", "coins")
+REWARD_SCHEMES = ("win", "rank", "coins", "coalition")
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 COINS_SCALE = 0.1
 ILLEGAL_REWARD = -1.0
@@ -83,6 +89,10 @@ def terminal_rewards(game: Game, st: State, scheme: str) -> list[float] | None:
         return [1.0 if s in st.winners else -1.0 for s in range(game.num_seats)]
     if scheme == "rank":
         return game.rank_scores(st)
+    if scheme == "coalition":
+        necro_won = game.necro_seat in st.winners
+        return [(1.0 if necro_won else -1.0) if s == game.necro_seat else (-1.0 if necro_won else 1.0)
+                for s in range(game.num_seats)]
     return None
 
 
@@ -93,6 +103,12 @@ def progress_potential(game: Game, st: State, seat: int) -> float:
         fieldable = GHOST_BOX - st.ghosts_removed
         return (game.ghosts_in_play(st) + (sum(st.well) + st.souls) / 4.0) / fieldable
     return st.coins[seat] / 100.0
+
+
+def coalition_potential(game: Game, st: State, seat: int) -> float:
+    """phi under the ``coalition`` scheme: the Necromancer's own; minus his for every player."""
+    necro = progress_potential(game, st, game.necro_seat)
+    return necro if seat == game.necro_seat else -necro
 
 
 class RewardTracker:
@@ -106,12 +122,16 @@ class RewardTracker:
     False, ``advance`` returns None until the game is over, so a caller may skip it until then.
     """
 
-    __slots__ = ("game", "scheme", "shaping", "seats", "last_coins", "last_phi", "per_step", "_dense", "_zero")
+    __slots__ = ("game", "scheme", "shaping", "seats", "last_coins", "last_phi", "per_step", "_dense", "_zero",
+                 "_phi")
 
     def __init__(self, game: Game, scheme: str = "win", shaping: float = 0.0,
                  seats: Sequence[int] | None = None) -> None:
         self.game = game
         self.scheme = check_reward_scheme(scheme)
+        if scheme == "coalition" and not game.necromancer:
+            raise ConfigError("reward 'coalition' (the players against the Necromancer) needs a Necromancer game")
+        self._phi = coalition_potential if scheme == "coalition" else progress_potential
         self.shaping = check_shaping(shaping)
         self._dense = scheme == "coins"
         self.per_step = self._dense or bool(self.shaping)  # False: ``advance`` pays nothing before the end
@@ -133,7 +153,7 @@ class RewardTracker:
         if seats is not None:
             self._set_seats(seats)
         self.last_coins = st.coins[:]
-        self.last_phi = {s: progress_potential(self.game, st, s) for s in self.seats}
+        self.last_phi = {s: self._phi(self.game, st, s) for s in self.seats}
 
     def restore(self, last_coins: Sequence[int], last_phi: dict[int, float],
                 seats: Sequence[int] | None = None) -> None:
@@ -158,9 +178,9 @@ class RewardTracker:
         if self.shaping:
             if out is None:
                 out = self._zero[:]
-            last, shaping, game = self.last_phi, self.shaping, self.game
+            last, shaping, game, potential = self.last_phi, self.shaping, self.game, self._phi
             for s in self.seats:
-                phi = progress_potential(game, st, s)
+                phi = potential(game, st, s)
                 out[s] += shaping * (phi - last[s])
                 last[s] = phi
         if st.over:
@@ -180,4 +200,5 @@ class RewardTracker:
 
 __all__ = ["REWARD_SCHEMES", "ILLEGAL_ACTION_MODES", "COINS_SCALE", "ILLEGAL_REWARD", "check_reward_scheme",
            "check_illegal_mode", "check_shaping", "coins_reward", "terminal_rewards", "progress_potential",
+           "coalition_potential",
            "RewardTracker"]

@@ -36,6 +36,14 @@ and can run code; see ``necro_env.agents.registry``).
 Player learners rotate over the player seats from episode to episode
 (``learner_seat="rotate"``) so no seat position biases what is learned.
 
+``learner="players"`` (Necromancer games): one learner plays every player seat against the
+Necromancer, the team of the scenario's players. Each step is the decision of whichever player
+seat is to play (``info["seat"]``; the observation is that seat's own, seat-relative view). The
+seats share one trajectory, so they must share its reward: this learner needs
+``reward="coalition"`` (every player +1 when the Necromancer loses, -1 when he wins, and with
+``shaping`` minus his progress), and ``ConfigError`` says so otherwise. The other seat, the
+Necromancer, is ``necromancer_opponent`` (or ``necromancer_sampler(rng)``'s pick per episode).
+
 What the learner sees is what its seat may know, as in the AEC env: ``hide_coins``
 (a game option, default False) hides the other seats' coins (and makes the engine keep
 them out of the turn flow, ``GameConfig.hide_coins``), ``hide_necro_reserve`` (default True) hides
@@ -100,6 +108,7 @@ class SingleSeatEnv(gym.Env):
         learner_seat: int | str = "rotate",
         illegal_action: str = "terminate",
         opponent_sampler: Callable[[np.random.Generator, int], Any] | None = None,
+        necromancer_sampler: Callable[[np.random.Generator], Any] | None = None,
         render_mode: str | None = None,
         shaping: float = 0.0,
         hide_necro_reserve: bool = True,
@@ -119,11 +128,20 @@ class SingleSeatEnv(gym.Env):
         if not isinstance(mask_in_obs, (bool, np.bool_)):
             raise ConfigError(f"mask_in_obs must be a bool, got {short_repr(mask_in_obs)}")
         self.mask_in_obs = bool(mask_in_obs)
-        if learner not in ("necromancer", "player"):
-            raise ConfigError(f"learner must be 'necromancer' or 'player', got {learner!r}")
+        if learner not in LEARNERS:
+            raise ConfigError(f"learner must be one of {', '.join(map(repr, LEARNERS))}, got {short_repr(learner)}")
         self.config = make_config(players, **game_options)
-        if learner == "necromancer" and not self.config.necromancer:
-            raise ConfigError("learner='necromancer' needs a Necromancer game (3-6 seats, necromancer=True)")
+        if learner in ("necromancer", "players") and not self.config.necromancer:
+            raise ConfigError(f"learner={learner!r} needs a Necromancer game (3-6 seats, necromancer=True)")
+        if (learner == "players") != (reward == "coalition"):
+            raise ConfigError("learner='players' (one learner for every player seat, on one trajectory) needs "
+                              "reward='coalition', and reward='coalition' is for learner='players' here; got "
+                              f"learner={learner!r}, reward={reward!r}")
+        if learner == "players" and learner_seat != "rotate":
+            raise ConfigError(f"learner='players' plays every player seat: learner_seat must stay 'rotate', "
+                              f"got {short_repr(learner_seat)}")
+        if necromancer_sampler is not None and learner == "necromancer":
+            raise ConfigError("necromancer_sampler picks the Necromancer's opponent policy; the learner is the Necromancer")
         self.game = Game(self.config)
         self.learner = learner
         self.reward_scheme = reward
@@ -139,9 +157,10 @@ class SingleSeatEnv(gym.Env):
         self.opponent_spec = opponents
         self.necro_spec = necromancer_opponent
         self.opponent_sampler = opponent_sampler
+        self.necromancer_sampler = necromancer_sampler
         self._player_policy = make_policy(opponents, "player", trusted=trusted)
         self._necro_policy = (make_policy(necromancer_opponent, "necromancer", trusted=trusted)
-                              if self.config.necromancer and learner == "player" else None)
+                              if self.config.necromancer and learner != "necromancer" else None)
         from .observe import OBS_HIGH, OBS_SIZE
         self.observer = make_observer(self.game, self.hide_necro_reserve)
         box = gym.spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)  # the AEC env's
@@ -157,7 +176,10 @@ class SingleSeatEnv(gym.Env):
         self.seat = self.game.necro_seat if learner == "necromancer" else self.player_seats[0]
         self._policies: list[Any] = []
         self._opp_rng = np.random.default_rng(0)
-        self._tracker = RewardTracker(self.game, reward, shaping, seats=(self.seat,))
+        # the stretch of reward is read at one seat: the learner's, or for the team any player seat (all equal)
+        self._reward_seat = self.seat
+        self._until: int | tuple[int, ...] = tuple(self.player_seats) if learner == "players" else self.seat
+        self._tracker = RewardTracker(self.game, reward, shaping, seats=(self._reward_seat,))
         self._episode_seed = 0
 
     @property
@@ -180,15 +202,19 @@ class SingleSeatEnv(gym.Env):
         self._opp_rng = np.random.default_rng(self._episode_seed)
         if self.learner == "necromancer":
             self.seat = self.game.necro_seat
+        elif self.learner == "players":
+            self.seat = self.player_seats[0]  # until the first player decides
         elif self.learner_seat_spec == "rotate":
             self.seat = self.player_seats[self._episode % len(self.player_seats)]
         else:
             self.seat = int(self.learner_seat_spec)
+        if self.learner != "players":
+            self._reward_seat = self._until = self.seat
         self._episode += 1
         self._policies = self._assign_policies()
         self.state = self.game.new_state(self._episode_seed % (2**63))
         self._advance()
-        self._tracker.reset(self.state, seats=(self.seat,))  # rewards count from the learner's first decision
+        self._tracker.reset(self.state, seats=(self._reward_seat,))  # rewards count from the learner's first decision
         if self.render_mode == "human":
             self.render()
         return self._obs(), self._info()
@@ -211,7 +237,7 @@ class SingleSeatEnv(gym.Env):
             return self._obs(), ILLEGAL_REWARD, True, False, {**self._info(), "illegal_action": a}
         self.game.apply(st, a)
         self._advance()
-        reward = self._tracker.advance_seat(st, self.seat)
+        reward = self._tracker.advance_seat(st, self._reward_seat)
         terminated = bool(st.over)
         info = self._info()
         if terminated:
@@ -237,14 +263,16 @@ class SingleSeatEnv(gym.Env):
         self._renderer = None
 
     # ------------------------------------------------------------------ internals
-    def _assign_policies(self, learner_seat: int | None = None) -> list[Any]:
+    def _assign_policies(self, learner_seat: int | None = None, sample: bool = True) -> list[Any]:
         seat = self.seat if learner_seat is None else learner_seat
+        mine = set(self.player_seats) if self.learner == "players" else {seat}
         pols: list[Any] = [None] * self.game.num_seats
         for s in range(self.game.num_seats):
-            if s == seat:
+            if s in mine:
                 continue
             if s == self.game.necro_seat:
-                pols[s] = self._necro_policy
+                pols[s] = (self._necro_policy if self.necromancer_sampler is None or not sample
+                           else self.necromancer_sampler(self._opp_rng))
             elif self.opponent_sampler is not None:
                 pols[s] = self.opponent_sampler(self._opp_rng, s)
             else:
@@ -253,7 +281,10 @@ class SingleSeatEnv(gym.Env):
 
     def _advance(self) -> None:
         """Let the other seats play (``necro_env.loop.play``) until the learner must decide or the game ends."""
-        loop.play(self.game, self.state, self._policies, self._opp_rng, until=self.seat)
+        st = self.state
+        loop.play(self.game, st, self._policies, self._opp_rng, until=self._until)
+        if self.learner == "players" and not st.over:
+            self.seat = st.decider
 
     def _obs(self) -> np.ndarray | dict[str, np.ndarray]:
         obs = self.observer.observe(self.state, self.seat)
@@ -284,8 +315,8 @@ class SingleSeatEnv(gym.Env):
             "episode": self._episode,
             "episode_seed": self._episode_seed,
             "seat": self.seat,
-            "last_coins": self._tracker.last_coins[self.seat] if self._tracker.last_coins else 0,
-            "phi": self._tracker.last_phi.get(self.seat, 0.0),
+            "last_coins": self._tracker.last_coins[self._reward_seat] if self._tracker.last_coins else 0,
+            "phi": self._tracker.last_phi.get(self._reward_seat, 0.0),
             "policies": _policy_names(self._policies),
         }
 
@@ -328,7 +359,7 @@ class SingleSeatEnv(gym.Env):
         names = data["policies"]
         if not isinstance(names, list) or len(names) != (self.game.num_seats if state is not None else len(names)) \
                 or not all(n is None or isinstance(n, str) for n in names) \
-                or (state is not None and [i for i, n in enumerate(names) if n is None] != [seat]):
+                or (state is not None and [i for i, n in enumerate(names) if n is None] != self._mine(seat)):
             raise StateError(f"single-seat env state policies must name the policy of every seat but the "
                              f"learner's ({seat}), got {short_repr(names)}")
         policies = self._restore_policies(names, seat) if state is not None else []
@@ -336,15 +367,24 @@ class SingleSeatEnv(gym.Env):
         self._gen, self._opp_rng, self.state = gen, opp, state
         self._episode, self._episode_seed = episode, episode_seed
         self.seat = seat
+        reward_seat = self.player_seats[0] if self.learner == "players" else seat
         memory = list(state.coins) if state is not None else [0] * self.game.num_seats
-        memory[seat] = last_coins  # the learner's coins when last paid; the other seats' are not tracked
-        self._tracker.restore(memory, {seat: phi}, seats=(seat,))
+        memory[reward_seat] = last_coins  # the learner's coins when last paid; the other seats' are not tracked
+        self._tracker.restore(memory, {reward_seat: phi}, seats=(reward_seat,))
+        self._reward_seat = reward_seat
+        self._until = tuple(self.player_seats) if self.learner == "players" else seat
         self._policies = policies
+
+    def _mine(self, seat: int) -> list[int]:
+        """The seats the learner plays when ``seat`` is its (deciding) seat."""
+        return list(self.player_seats) if self.learner == "players" else [seat]
 
     def _seats_for(self, episode: int) -> list[int]:
         """The seats the learner may hold after ``episode`` resets."""
         if self.learner == "necromancer":
             return [self.game.necro_seat]
+        if self.learner == "players":
+            return list(self.player_seats)
         if self.learner_seat_spec != "rotate":
             return [int(self.learner_seat_spec)]
         if episode == 0:
@@ -355,7 +395,7 @@ class SingleSeatEnv(gym.Env):
         """The policies called ``names`` (``None`` at the learner's ``seat``); ``StateError`` if this env's
         specs or sampler do not give policies of those names."""
         if self.opponent_sampler is None:
-            pols = self._assign_policies(seat)  # no sampler: no generator is drawn from
+            pols = self._assign_policies(seat, sample=False)  # no generator is drawn from
         else:
             restore = getattr(self.opponent_sampler, "restore", None)
             if restore is None:
@@ -363,6 +403,11 @@ class SingleSeatEnv(gym.Env):
             # restore(name) raises StateError for a name it does not know (never loads an arbitrary path).
             pols = [None if n is None else (self._necro_policy if s == self.game.necro_seat else restore(n))
                     for s, n in enumerate(names)]
+        if self.necromancer_sampler is not None and state_has_necro(names, self.game.necro_seat):
+            restore_necro = getattr(self.necromancer_sampler, "restore", None)
+            if restore_necro is None:
+                raise StateError("this Necromancer sampler cannot restore policies by name")
+            pols[self.game.necro_seat] = restore_necro(names[self.game.necro_seat])
         got = _policy_names(pols)
         if got != list(names):
             raise StateError(f"single-seat env state names the policies {short_repr(list(names))}, but this env "
@@ -371,6 +416,14 @@ class SingleSeatEnv(gym.Env):
 
     def state_json(self) -> str:
         return json.dumps(self.get_state())
+
+
+def state_has_necro(names: Sequence[str | None], necro_seat: int) -> bool:
+    """Whether a saved list of policy names names the Necromancer's policy."""
+    return 0 <= necro_seat < len(names) and names[necro_seat] is not None
+
+
+LEARNERS = ("necromancer", "player", "players")
 
 
 def _policy_names(policies: Sequence[Any]) -> list[str | None]:

@@ -37,7 +37,7 @@ class DemoSpec:
 
     players: int
     necromancer: bool
-    learner: str              # "necromancer" or "player"
+    learner: str              # "necromancer", "player" or "players" (the teacher plays every player seat)
     teacher: Any              # a policy spec for the learner's seat
     opponents: Any            # the other player seats
     necromancer_opponent: Any = "heuristic"
@@ -60,7 +60,8 @@ def _init(spec: DemoSpec) -> None:
     torch.set_num_threads(1)
     game = Game(make_config(spec.players, necromancer=spec.necromancer, **dict(spec.game_options)))  # the env's
     _W.update(spec=spec, game=game, observer=base.observer_for(game),
-              teacher=make_policy(spec.teacher, spec.learner, trusted=spec.trusted),
+              teacher=make_policy(spec.teacher, "player" if spec.learner == "players" else spec.learner,
+                                  trusted=spec.trusted),
               opponent=make_policy(spec.opponents, "player", trusted=spec.trusted),
               necro=(make_policy(spec.necromancer_opponent, "necromancer", trusted=spec.trusted)
                      if spec.necromancer else None))
@@ -70,14 +71,17 @@ def _one_game(args: tuple[int, int]) -> dict[str, np.ndarray]:
     seed, index = args
     spec, game = _W["spec"], _W["game"]
     n = game.num_seats
+    players = [s for s in range(n) if s != game.necro_seat]
     if spec.learner == "necromancer":
         seat = game.necro_seat
+    elif spec.learner == "players":
+        seat = players[0]  # the team's reward is read at one player seat (every player seat gets the same)
     else:
-        players = [s for s in range(n) if s != game.necro_seat]
         seat = players[index % len(players)]
+    mine = set(players) if spec.learner == "players" else {seat}
     pols = []
     for s in range(n):
-        if s == seat:
+        if s in mine:
             pols.append(_W["teacher"])
         elif s == game.necro_seat:
             pols.append(_W["necro"])
@@ -87,7 +91,7 @@ def _one_game(args: tuple[int, int]) -> dict[str, np.ndarray]:
     tracker = RewardTracker(game, spec.reward, spec.shaping, seats=(seat,))
 
     def record(view, action):
-        if view.seat == seat:
+        if view.seat in mine:
             obs.append(view.observation.astype(np.float16))
             masks.append(np.packbits(view.mask.astype(bool)))
             acts.append(action)
@@ -101,7 +105,10 @@ def _one_game(args: tuple[int, int]) -> dict[str, np.ndarray]:
 
     engine_seed, rngs = game_seeds(seed, index, n)
     rec = play_game(game, pols, engine_seed, rngs, on_decision=record, on_end=end)
-    result = 1.0 if seat in rec["winners"] else -1.0
+    if spec.learner == "players":
+        result = -1.0 if game.necro_seat in rec["winners"] else 1.0  # the team wins when the Necromancer loses
+    else:
+        result = 1.0 if seat in rec["winners"] else -1.0
     t = len(acts)
     rewards = np.asarray(paid, dtype=np.float64)
     ret = discounted_returns(rewards, spec.gamma)

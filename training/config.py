@@ -63,11 +63,13 @@ class TrainConfig:
     name: experiment name (run directory ``runs/<name>__s<seed>``).
     players: seats, the Necromancer included (3-6 with the Necromancer, 2-5 without).
     necromancer: play the Necromancer scenario.
-    learner: "necromancer" or "player" (the role the policy learns).
+    learner: "necromancer", "player" (one player seat, rotated) or "players" (one network plays every
+        player seat against the Necromancer, with reward "coalition"; ``necro_env.single_seat``).
     opponents: policy spec for the player seats the learner does not play
         ("random", "greedy", or a path to a saved model).
     necromancer_opponent: policy spec for the Necromancer when the learner is a player.
-    reward: "win" (terminal +-1), "rank" or "coins" (see necro_env.env).
+    reward: "win" (terminal +-1), "rank", "coins" or "coalition" (the players' team reward, for
+        learner "players"; see necro_env.rewards).
     shaping: weight of the potential-based progress shaping (see necro_env.wrappers).
     total_steps, n_envs, seed.
     vec_env: "dummy" (every env in the learner's process), "subproc" (SB3's SubprocVecEnv: a process
@@ -167,10 +169,17 @@ class TrainConfig:
 
         need(isinstance(self.name, str) and self.name.replace("_", "").replace("-", "").isalnum(),
              f"name must be letters, digits, '-' or '_', got {self.name!r}")
-        need(self.learner in ("necromancer", "player"), f"learner must be 'necromancer' or 'player', got {self.learner!r}")
-        if self.learner == "necromancer":
-            need(self.necromancer, "learner 'necromancer' needs necromancer: true")
-        need(self.reward in ("win", "rank", "coins"), f"reward must be win, rank or coins, got {self.reward!r}")
+        need(self.learner in ("necromancer", "player", "players"),
+             f"learner must be 'necromancer', 'player' or 'players', got {self.learner!r}")
+        if self.learner in ("necromancer", "players"):
+            need(self.necromancer, f"learner '{self.learner}' needs necromancer: true")
+        need(self.reward in ("win", "rank", "coins", "coalition"),
+             f"reward must be win, rank, coins or coalition, got {self.reward!r}")
+        need((self.learner == "players") == (self.reward == "coalition"),
+             "learner 'players' (every player seat on one trajectory) goes with reward 'coalition' and only with it, "
+             f"got learner {self.learner!r} and reward {self.reward!r}")
+        need(self.learner != "players" or self.selfplay is None,
+             "learner 'players' plays every player seat: there is no player seat left for self-play snapshots")
         need(isinstance(self.shaping, (int, float)) and self.shaping >= 0, f"shaping must be >= 0, got {self.shaping!r}")
         need(self.vec_env in ("dummy", "subproc", "chunked"),
              f"vec_env must be 'dummy', 'subproc' or 'chunked', got {self.vec_env!r}")

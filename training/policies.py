@@ -57,16 +57,29 @@ class SnapshotSampler:
         return self._cache[name]
 
 
+def policy_role(learner: str) -> str:
+    """The role a policy file of ``learner`` records: "necromancer" or "player" (a "players" team
+    network acts for any player seat, so its files are player policies)."""
+    return "necromancer" if learner == "necromancer" else "player"
+
+
 def evaluate_net(net: Any, cfg, games: int, seed: int, trusted: bool = False) -> dict:
     """Win rate of ``net`` (arg-max) in the learner's role against ``cfg``'s evaluation opponents over
     ``games`` seeded games (the same seeds every call): ``wins, games, win_rate, lo, hi``."""
     role = cfg.learner
-    pol = NetPolicy(copy.deepcopy(net), name="learner", deterministic=True, role=role)
+    pol = NetPolicy(copy.deepcopy(net), name="learner", deterministic=True, role=policy_role(role))
     opponents = cfg.eval_opponents or cfg.opponents
     options = dict(cfg.game_options) or None
     if role == "necromancer":
         res = evaluate(cfg.players, pol, opponents, games=games, seed=seed, config=options, trusted=trusted)
         group = res["necromancer"]
+    elif role == "players":  # the team wins the games the Necromancer loses
+        res = evaluate(cfg.players, cfg.necromancer_opponent, pol, games=games, seed=seed, config=options,
+                       trusted=trusted)
+        necro = res["necromancer"]
+        lost = games - int(necro["wins"])
+        lo, hi = necro["ci95"]
+        return {"wins": lost, "games": games, "win_rate": lost / games, "lo": 1.0 - hi, "hi": 1.0 - lo}
     else:
         res = evaluate(cfg.players, cfg.necromancer_opponent if cfg.necromancer else None, pol, games=games,
                        seed=seed, necromancer=cfg.necromancer, opponents_spec=opponents, config=options,
@@ -76,4 +89,4 @@ def evaluate_net(net: Any, cfg, games: int, seed: int, trusted: bool = False) ->
     return {"wins": int(group["wins"]), "games": games, "win_rate": group["win_rate"], "lo": lo, "hi": hi}
 
 
-__all__ = ["SnapshotSampler", "evaluate_net"]
+__all__ = ["SnapshotSampler", "evaluate_net", "policy_role"]

@@ -56,7 +56,7 @@ from necro_env.observe import OBS_SIZE
 from necro_env.wrappers import SingleSeatEnv
 from training.checkpoint import resume_latest, save_checkpoint
 from training.config import TrainConfig, TrainConfigError, load_config
-from training.policies import SnapshotSampler, evaluate_net
+from training.policies import SnapshotSampler, evaluate_net, policy_role
 from training.sb3_net import NetActorCriticPolicy
 
 
@@ -441,7 +441,7 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
         if cfg.eval_every:
             evaluator.init_callback(model)
             info["last_evaluation"] = evaluator.run_eval(net)
-        save_policy(net, run_dir / "final.safetensors", cfg.learner, info, commit=commit)
+        save_policy(net, run_dir / "final.safetensors", policy_role(cfg.learner), info, commit=commit)
     env.close()
     if progress:
         last = evaluator.latest
