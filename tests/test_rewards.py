@@ -71,8 +71,8 @@ def _opponent(game: Game, seat: int, opponents: str) -> tuple[str, str]:
     return ("heuristic", "necromancer") if seat == game.necro_seat else (opponents, "player")
 
 
-@pytest.mark.parametrize("scheme", REWARD_SCHEMES)
-@pytest.mark.parametrize("shaping", [0.0, 0.75])
+@pytest.mark.parametrize("scheme", [s for s in REWARD_SCHEMES if s != "coalition"])  # coalition: the team's
+@pytest.mark.parametrize("shaping", [0.0, 0.75])                                       # (tests/test_team_learner.py)
 @pytest.mark.parametrize("players,learner", [(3, "necromancer"), (4, "player")])
 def test_aec_and_single_seat_pay_the_learner_the_same(scheme: str, shaping: float, players: int, learner: str):
     """Per learner decision, the AEC env's accumulated reward for the learner's seat equals the single-seat
