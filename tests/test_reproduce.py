@@ -15,6 +15,8 @@ from training import reproduce  # noqa: E402
 def test_plan_trains_the_config_with_the_recorded_seed_and_evaluates_as_the_docs_do(name, tmp_path):
     role, info = reproduce.recorded(name)
     todo = reproduce.plan(name, str(tmp_path))
+    if info["config"].get("learner") == "players":
+        role = "players"  # a team network (a player policy file) is evaluated in every player seat
     assert todo["seed"] == info["config"]["seed"] and todo["role"] == role
     train = todo["train"]
     assert train[train.index("--config") + 1].endswith(f"configs/{name}.yaml")
@@ -26,6 +28,8 @@ def test_plan_trains_the_config_with_the_recorded_seed_and_evaluates_as_the_docs
         assert "--games 600 --seed 2024" in cmd and f"--players {todo['players']}" in cmd
         if role == "necromancer":
             assert f"--necromancer {spec} --players-policy greedy" in cmd
+        elif role == "players":
+            assert f"--necromancer heuristic --players-policy {spec} --games" in cmd
         else:
             assert f"--no-necromancer --players-policy {spec} --opponents greedy" in cmd
     # Today's configs learn as the shipped runs did: every difference is a key added later with its default.

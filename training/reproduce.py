@@ -10,8 +10,9 @@ file's header records the config and seed that trained it; this script
    added to the config later, shown with its value now);
 2. runs ``training/train.py --config configs/NAME.yaml --seed SEED --out-dir OUT`` (the recorded seed);
 3. evaluates the new ``final.safetensors`` and the shipped file with the command of
-   docs/results/LEARNING.md (600 games of seed 2024 against greedy players; the player policy in the
-   2-seat base game, its seat rotated) and writes both summaries and their win rates to
+   docs/results/LEARNING.md (600 games of seed 2024: a Necromancer against greedy players; the player
+   policy in the 2-seat base game, its seat rotated; a team of scenario players, ``learner: players``,
+   in every player seat against the heuristic Necromancer, whose win rate is then the figure) and writes both summaries and their win rates to
    ``OUT/NAME__s<SEED>/reproduce.json``, whose path it prints.
 
 A run directory that exists already is an error from train.py (delete it, or pass ``--resume``).
@@ -69,10 +70,15 @@ def config_differences(record: dict, now: dict, cap_bound: bool = True) -> list[
 
 
 def evaluate_command(spec: str, role: str, players: int) -> list[str]:
-    """The docs' evaluation of ``spec`` (docs/results/LEARNING.md, "Commands"), with ``--json``."""
+    """The docs' evaluation of ``spec`` (docs/results/LEARNING.md, "Commands"), with ``--json``.
+
+    ``role``: "necromancer" (against greedy players), "player" (the base game's rotated seat against greedy) or
+    "players" (a team network in every player seat against the heuristic Necromancer)."""
     head = [sys.executable, "-m", "necro_env.cli", "evaluate", "--players", str(players)]
     if role == "necromancer":
         side = ["--necromancer", spec, "--players-policy", "greedy"]
+    elif role == "players":  # the team in every player seat against the heuristic Necromancer
+        side = ["--necromancer", "heuristic", "--players-policy", spec]
     else:
         side = ["--no-necromancer", "--players-policy", spec, "--opponents", "greedy"]
     return head + side + ["--games", str(REPORT_GAMES), "--seed", str(REPORT_SEED), "--quiet", "--json"]
@@ -84,6 +90,7 @@ def plan(name: str, out_dir: str, resume: bool = False) -> dict:
 
     role, info = recorded(name)
     record = info["config"]
+    role = "players" if record.get("learner") == "players" else role  # a team: evaluated in every player seat
     config = ROOT / "configs" / f"{name}.yaml"
     now = load_config(config).to_dict()
     seed = record["seed"]
@@ -98,14 +105,15 @@ def plan(name: str, out_dir: str, resume: bool = False) -> dict:
 
 
 def _win(summary: dict, role: str) -> dict:
-    side = summary["necromancer"] if role == "necromancer" else next(
+    """The figure of the docs: the learner's win rate, or for a team ("players") the Necromancer's (lower is better)."""
+    side = summary["necromancer"] if role in ("necromancer", "players") else next(
         g for g in summary["policies"] if g["group"] == "test")
     return {k: side[k] for k in ("wins", "games", "win_rate", "ci95")}
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("name", help="a shipped policy: necromancer_3p, necromancer_6p, player_2p")
+    p.add_argument("name", help="a shipped policy (necromancer_3p, players_3p, ...)")
     p.add_argument("--out-dir", default="runs/reproduce", help="where the run is written (default runs/reproduce)")
     p.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
     p.add_argument("--dry-run", action="store_true", help="print the plan and run nothing")
@@ -144,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     wins = {label: _win(s, todo["role"]) for label, s in results.items()}
     path = ROOT / todo["run_dir"] / "reproduce.json"
     path.write_text(json.dumps({**todo, "win": wins, "summaries": results}, indent=1))
+    what = "the heuristic Necromancer's win rate against it" if todo["role"] == "players" else "win rate"
+    print(f"{what}:")
     for label, w in wins.items():
         print(f"{label:<10} {w['win_rate']:.3f} [{w['ci95'][0]:.3f}, {w['ci95'][1]:.3f}] over {w['games']} games "
               f"of seed {REPORT_SEED}")
