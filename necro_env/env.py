@@ -116,6 +116,10 @@ for an agent that is not deciding now). Each call returns fresh arrays.
   second place), else last.
 * ``coins``: dense; each agent receives its coins gained since its last step
   (payments count negative), scaled by 1/10.
+* ``coalition`` (Necromancer games only): terminal only; the players are one team:
+  every player +1 if the Necromancer loses, -1 if he wins (he gets +1 / -1 as under
+  ``win``). With ``shaping``, a player's potential is minus the Necromancer's progress,
+  so every player seat is paid the same (``necro_env.rewards``).
 
 Rewards are accumulated into ``_cumulative_rewards`` so each agent sees everything
 since its last step at its next ``last()``.
