@@ -129,12 +129,16 @@ def test_shipped_configs_load():
         assert cfg.name.startswith("abl_")
     # the recipe's configs: about an hour on the 2 cores (a wall-time cap of at most 60 minutes, or a step
     # budget with no cap, which is what makes a run reproducible), the region network, a warm start
-    for name in ("necromancer_3p", "necromancer_4p", "necromancer_5p", "necromancer_6p", "player_2p"):
+    for name in ("necromancer_3p", "necromancer_4p", "necromancer_5p", "necromancer_6p", "player_2p", "players_3p",
+                 "players_6p"):
         cfg = load_config(ROOT / f"configs/{name}.yaml")
         assert (cfg.max_minutes <= 60 if cfg.max_minutes is not None else cfg.total_steps <= 6_500_000)
         assert cfg.policy == "region"
         assert cfg.warm_start is not None and cfg.opponents == "greedy"
     assert load_config(ROOT / "configs/player_selfplay_4p.yaml").selfplay is not None
+    for name in ("players_3p", "players_6p"):  # the scenario's players: one team network vs the heuristic
+        cfg = load_config(ROOT / f"configs/{name}.yaml")
+        assert (cfg.learner, cfg.reward, cfg.necromancer_opponent) == ("players", "coalition", "heuristic")
 
 
 @pytest.mark.parametrize("data,msg", [
