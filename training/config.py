@@ -101,7 +101,9 @@ class TrainConfig:
     learning_rate, n_steps, batch_size, n_epochs, gamma, gae_lambda, ent_coef, clip_range: PPO.
     checkpoint_every: steps between resumable checkpoints (0 = only at the end).
     eval_every: steps between evaluations against the baselines (0 = none); eval_games per evaluation.
-    eval_opponents: player policy spec used in the periodic evaluation.
+    eval_opponents: player policy spec used in the periodic evaluation ("": ``opponents``; "self", for
+        learner "player" in the scenario: the learner's network plays every player seat and wins the
+        games the Necromancer loses, as a "players" team does).
     game_options: extra GameConfig options (e.g. handicap).
     selfplay: optional SelfPlayConfig.
     out_dir: where run directories are created.
@@ -178,6 +180,9 @@ class TrainConfig:
         need((self.learner == "players") == (self.reward == "coalition"),
              "learner 'players' (every player seat on one trajectory) goes with reward 'coalition' and only with it, "
              f"got learner {self.learner!r} and reward {self.reward!r}")
+        need(self.eval_opponents != "self" or (self.learner == "player" and self.necromancer),
+             "eval_opponents 'self' (the learner's network in every player seat) needs learner 'player' and "
+             f"necromancer: true, got learner {self.learner!r}, necromancer {self.necromancer!r}")
         need(self.learner != "players" or self.selfplay is None,
              "learner 'players' plays every player seat: there is no player seat left for self-play snapshots")
         need(isinstance(self.shaping, (int, float)) and self.shaping >= 0, f"shaping must be >= 0, got {self.shaping!r}")

@@ -65,7 +65,9 @@ def policy_role(learner: str) -> str:
 
 def evaluate_net(net: Any, cfg, games: int, seed: int, trusted: bool = False) -> dict:
     """Win rate of ``net`` (arg-max) in the learner's role against ``cfg``'s evaluation opponents over
-    ``games`` seeded games (the same seeds every call): ``wins, games, win_rate, lo, hi``."""
+    ``games`` seeded games (the same seeds every call): ``wins, games, win_rate, lo, hi``. For learner
+    "players", and for learner "player" with ``eval_opponents: self``, the net plays every player seat
+    and wins the games the Necromancer loses."""
     role = cfg.learner
     pol = NetPolicy(copy.deepcopy(net), name="learner", deterministic=True, role=policy_role(role))
     opponents = cfg.eval_opponents or cfg.opponents
@@ -73,7 +75,7 @@ def evaluate_net(net: Any, cfg, games: int, seed: int, trusted: bool = False) ->
     if role == "necromancer":
         res = evaluate(cfg.players, pol, opponents, games=games, seed=seed, config=options, trusted=trusted)
         group = res["necromancer"]
-    elif role == "players":  # the team wins the games the Necromancer loses
+    elif role == "players" or opponents == "self":  # the team (the net in every player seat) wins the games he loses
         res = evaluate(cfg.players, cfg.necromancer_opponent, pol, games=games, seed=seed, config=options,
                        trusted=trusted)
         necro = res["necromancer"]

@@ -12,6 +12,7 @@ Run directory ``<out_dir>/<name>__s<seed>/``:
     tb/                 TensorBoard logs (with the config as a "hyperparameters" table)
     checkpoints/        ckpt_<steps>.zip + ckpt_<steps>.json (resumable)
     warm_start.json     the behaviour cloning's report (when configured)
+    start.safetensors   the network PPO starts from (after the warm start, when configured), weights only
     eval.csv            periodic evaluation: steps, seconds, wins, games, win rate and its 95% interval
     snapshots/          self-play pool (weights-only policy files, when configured)
     final.safetensors   the trained policy, weights only: load it anywhere a policy spec is accepted
@@ -400,6 +401,9 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     t0 = time.time()
     if base is None and cfg.warm_start is not None:
         warm_start(model, cfg, run_dir, trusted, quiet=not progress)
+    if base is None:  # PPO's starting point (training/exploit.py evaluates it as the "before")
+        save_policy(model.policy.net, run_dir / "start.safetensors", policy_role(cfg.learner),
+                    {"steps": 0, "warm_start": cfg.warm_start is not None}, commit=commit)
     callbacks: list[BaseCallback] = [HyperparameterTable(cfg), Checkpointer(run_dir, cfg.checkpoint_every)]
     if cfg.critic_warmup_steps:
         callbacks.insert(0, CriticWarmup(cfg.critic_warmup_steps))
