@@ -206,11 +206,16 @@ def test_stopped_league_resumes_to_the_same_state(league, tmp_path):
     assert not state["generations"][0]["done"] and len(state["matrix"]) == 4
     with pytest.raises(LeagueConfigError, match="--resume"):
         run_league(cfg, progress=False)
+    g1 = (d / "runs/g01_necromancer__s6/final.safetensors").stat().st_mtime_ns
     run_league(cfg, resume=True, progress=False, stop=(2, 128))
     ckpts = sorted((d / "runs/g02_players__s7/checkpoints").glob("*.json"))
     assert json.loads(ckpts[-1].read_text())["num_timesteps"] == 128
     assert not (d / "runs/g02_players__s7/final.safetensors").exists()
+    warm = (d / "runs/g02_players__s7/warm_start.json").stat().st_mtime_ns
     run_league(cfg, resume=True, progress=False)
+    # generation 1 was not retrained, generation 2's run resumed from its checkpoint (no second warm start)
+    assert (d / "runs/g01_necromancer__s6/final.safetensors").stat().st_mtime_ns == g1
+    assert (d / "runs/g02_players__s7/warm_start.json").stat().st_mtime_ns == warm
     assert _summary(d) == _summary(league)
     for name in ("payoff.csv", "eval.csv", "ratings.csv"):
         assert (d / name).read_bytes() == (league / name).read_bytes(), name
@@ -219,6 +224,18 @@ def test_stopped_league_resumes_to_the_same_state(league, tmp_path):
     for side in ("necromancer", "players"):  # the same weights (the headers hold the runs' seconds)
         a, b = load_file(d / f"league_{side}_3p.safetensors"), load_file(league / f"league_{side}_3p.safetensors")
         assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_finished_league_resumes_without_replaying_a_game(league, tmp_path, monkeypatch):
+    import dataclasses
+
+    import necro_env.evaluate
+
+    shutil.copytree(league, tmp_path / "league_tiny")
+    monkeypatch.setattr(necro_env.evaluate, "run_games", lambda *a, **k: pytest.fail("a matrix entry was replayed"))
+    done = run_league(dataclasses.replace(load_league_config(TINY), out_dir=str(tmp_path)), resume=True,
+                      progress=False)
+    assert done.matrix().shape == (3, 3)
 
 
 def test_league_state_is_checked_on_resume(league, tmp_path):
