@@ -266,6 +266,14 @@ def test_pooled_training_resumes_exactly(tmp_path, learner):
     specs = {e["spec"] for e in next(iter(pool.values()))}
     named = {n for st in body["env_states"] for n in st["policies"] if n is not None}
     assert named and named <= specs | {"heuristic", "greedy"}
+    from training.train import make_env_fn  # the run's envs draw every member of the pool, the learned file too
+    env = make_env_fn(cfg, Path(cfg.out_dir) / cfg.run_name)().unwrapped
+    seat = env.player_seats[0] if learner == "necromancer" else env.game.necro_seat
+    drawn = set()
+    for ep in range(40):
+        env.reset(seed=0 if ep == 0 else None)
+        drawn.add(env.get_state()["policies"][seat])
+    assert drawn == specs
     resumed = train(cfg, resume=True, progress=False)
     a, b = _params(straight / "final.zip"), _params(resumed / "final.zip")
     for k in a:
