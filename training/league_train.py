@@ -32,7 +32,8 @@ other side's pool, adds the run's ``final.safetensors`` to its side's pool, and 
   game runner. Seats: the player policy plays every player seat and the Necromancer sits last, as in
   the scenario's evaluation; with one policy in every player seat there is no player seat to rotate
   (each seat is covered in every game), and the Necromancer's seat is the scenario's. Entries already
-  computed are kept (a resumed league never replays them). Learned policies play the arg-max.
+  computed are kept (a resumed league never replays them); the missing ones are played in one batch
+  (one process pool for all of them). Learned policies play the arg-max.
 * **Ratings**: openskill Plackett-Luce ratings of every pool member over the matrix's games, in the
   order the entries were computed (``necro_env.league.rate``: the Necromancer first when he wins, else
   the players by their standing and he last).
@@ -399,24 +400,31 @@ class League:
         return {(e["necromancer"], e["players"]): e for e in self.state["matrix"]}
 
     def fill_matrix(self) -> None:
-        """Play every missing (Necromancer, players) entry; the state is saved after each."""
+        """Play every missing (Necromancer, players) entry, all in one batch of games (one process pool for
+        all of them), and save the state."""
         from necro_env.evaluate import run_games
         from necro_env.game import GameConfig
 
         have = self.entries()
+        missing = [(n, p) for n in self.pool("necromancer") for p in self.pool("players")
+                   if (n["name"], p["name"]) not in have]
+        if not missing:
+            return
         game_cfg = GameConfig(players=self.cfg.players, necromancer=True)
-        labels = ("players",) * game_cfg.num_players + ("necromancer",)
-        tasks = [(i, self.cfg.seed, labels) for i in range(self.cfg.eval_games)]
-        for n in self.pool("necromancer"):
-            for p in self.pool("players"):
-                if (n["name"], p["name"]) in have:
-                    continue
-                specs = {"players": (self.spec(p), "player"), "necromancer": (self.spec(n), "necromancer")}
-                recs = run_games(game_cfg.to_dict(), specs, tasks, workers=self.cfg.eval_workers, trusted=self.trusted)
-                self.state["matrix"].append({"necromancer": n["name"], "players": p["name"],
-                                             "necro_won": [bool(r["necro_won"]) for r in recs],
-                                             "placements": [r["placements"] for r in recs]})
-                save_state(self.state_path, self.state)
+        specs = {f"n{k}": (self.spec(e), "necromancer") for k, e in enumerate(self.pool("necromancer"))}
+        specs.update({f"p{k}": (self.spec(e), "player") for k, e in enumerate(self.pool("players"))})
+        label = {("necromancer", e["name"]): f"n{k}" for k, e in enumerate(self.pool("necromancer"))}
+        label.update({("players", e["name"]): f"p{k}" for k, e in enumerate(self.pool("players"))})
+        tasks = [(i, self.cfg.seed, (label[("players", p["name"])],) * game_cfg.num_players
+                  + (label[("necromancer", n["name"])],))
+                 for n, p in missing for i in range(self.cfg.eval_games)]  # game i: necro-env evaluate's game i
+        recs = run_games(game_cfg.to_dict(), specs, tasks, workers=self.cfg.eval_workers, trusted=self.trusted)
+        for k, (n, p) in enumerate(missing):
+            part = recs[k * self.cfg.eval_games:(k + 1) * self.cfg.eval_games]
+            self.state["matrix"].append({"necromancer": n["name"], "players": p["name"],
+                                         "necro_won": [bool(r["necro_won"]) for r in part],
+                                         "placements": [r["placements"] for r in part]})
+        save_state(self.state_path, self.state)
 
     @staticmethod
     def necro_wins(e: dict) -> int:
