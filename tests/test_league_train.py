@@ -292,6 +292,20 @@ def test_league_config_errors_are_named(data, match):
         league_config_from_dict(data)
 
 
+def test_generations_alternate_from_the_first_side_with_their_own_budgets(tmp_path):
+    d = _tiny_dict()
+    d.update(first="players", generations=3)
+    d["players_side"] = {**d["players_side"], "total_steps": [128, 384]}
+    cfg = league_config_from_dict(d)
+    assert [cfg.side_of(g) for g in (1, 2, 3)] == ["players", "necromancer", "players"]
+    assert [cfg.steps_of(g) for g in (1, 2, 3)] == [128, 256, 384]
+    pool = [{"spec": "heuristic", "weight": 0.25}, {"spec": "random", "weight": 0.75}]
+    tc = cfg.train_config(3, tmp_path, pool)
+    assert (tc.name, tc.learner, tc.reward, tc.seed, tc.total_steps) == ("g03_players", "players", "coalition", 8, 384)
+    assert tc.necromancer_pool == tuple(pool) and tc.opponent_pool is None and tc.net_arch == (16,)
+    assert tc.out_dir == str(tmp_path / "runs")
+
+
 def test_league_cli_reports_a_bad_config_in_one_line(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(json.dumps({**_tiny_dict(), "mixture": "alpha"}))
