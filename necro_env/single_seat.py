@@ -44,6 +44,13 @@ seats share one trajectory, so they must share its reward: this learner needs
 ``shaping`` minus his progress), and ``ConfigError`` says so otherwise. The other seat, the
 Necromancer, is ``necromancer_opponent`` (or ``necromancer_sampler(rng)``'s pick per episode).
 
+Opponent pools: ``necromancer_sampler(rng)`` picks the Necromancer's policy once per episode, and
+``players_sampler(rng)`` picks one policy per episode that plays **every** player seat the learner
+does not hold (a team, as in ``necro-env evaluate``; per-seat picks are ``opponent_sampler(rng, seat)``,
+and the two do not mix). Both draw with the env's own per-episode generator, so a seeded env draws the
+same opponents; a checkpointed env restores them by name through the sampler's ``restore(name)``
+(``StateError`` for a name it does not know). ``training.policies.PoolSampler`` is such a sampler.
+
 What the learner sees is what its seat may know, as in the AEC env: ``hide_coins``
 (a game option, default False) hides the other seats' coins (and makes the engine keep
 them out of the turn flow, ``GameConfig.hide_coins``), ``hide_necro_reserve`` (default True) hides
@@ -109,6 +116,7 @@ class SingleSeatEnv(gym.Env):
         illegal_action: str = "terminate",
         opponent_sampler: Callable[[np.random.Generator, int], Any] | None = None,
         necromancer_sampler: Callable[[np.random.Generator], Any] | None = None,
+        players_sampler: Callable[[np.random.Generator], Any] | None = None,
         render_mode: str | None = None,
         shaping: float = 0.0,
         hide_necro_reserve: bool = True,
@@ -142,6 +150,12 @@ class SingleSeatEnv(gym.Env):
                               f"got {short_repr(learner_seat)}")
         if necromancer_sampler is not None and learner == "necromancer":
             raise ConfigError("necromancer_sampler picks the Necromancer's opponent policy; the learner is the Necromancer")
+        if players_sampler is not None and learner == "players":
+            raise ConfigError("players_sampler picks the policy of the opponent player seats; learner='players' "
+                              "holds every player seat")
+        if players_sampler is not None and opponent_sampler is not None:
+            raise ConfigError("players_sampler (one policy for every opponent player seat per episode) and "
+                              "opponent_sampler (one per seat) do not mix: pass one of them")
         self.game = Game(self.config)
         self.learner = learner
         self.reward_scheme = reward
@@ -158,6 +172,7 @@ class SingleSeatEnv(gym.Env):
         self.necro_spec = necromancer_opponent
         self.opponent_sampler = opponent_sampler
         self.necromancer_sampler = necromancer_sampler
+        self.players_sampler = players_sampler
         self._player_policy = make_policy(opponents, "player", trusted=trusted)
         self._necro_policy = (make_policy(necromancer_opponent, "necromancer", trusted=trusted)
                               if self.config.necromancer and learner != "necromancer" else None)
@@ -267,6 +282,9 @@ class SingleSeatEnv(gym.Env):
         seat = self.seat if learner_seat is None else learner_seat
         mine = set(self.player_seats) if self.learner == "players" else {seat}
         pols: list[Any] = [None] * self.game.num_seats
+        team = self._player_policy
+        if self.players_sampler is not None and sample and any(s not in mine for s in self.player_seats):
+            team = self.players_sampler(self._opp_rng)  # one draw per episode, for every opponent player seat
         for s in range(self.game.num_seats):
             if s in mine:
                 continue
@@ -276,7 +294,7 @@ class SingleSeatEnv(gym.Env):
             elif self.opponent_sampler is not None:
                 pols[s] = self.opponent_sampler(self._opp_rng, s)
             else:
-                pols[s] = self._player_policy
+                pols[s] = team
         return pols
 
     def _advance(self) -> None:
@@ -403,6 +421,13 @@ class SingleSeatEnv(gym.Env):
             # restore(name) raises StateError for a name it does not know (never loads an arbitrary path).
             pols = [None if n is None else (self._necro_policy if s == self.game.necro_seat else restore(n))
                     for s, n in enumerate(names)]
+        if self.players_sampler is not None:
+            restore_team = getattr(self.players_sampler, "restore", None)
+            if restore_team is None:
+                raise StateError("this players sampler cannot restore policies by name")
+            for s, n in enumerate(names):  # restore(name) raises StateError for a name it does not know
+                if n is not None and s != self.game.necro_seat:
+                    pols[s] = restore_team(n)
         if self.necromancer_sampler is not None and state_has_necro(names, self.game.necro_seat):
             restore_necro = getattr(self.necromancer_sampler, "restore", None)
             if restore_necro is None:

@@ -241,6 +241,73 @@ def test_resume_continues_exactly(tmp_path):
     assert any(not torch.equal(a[k], v) for k, v in _params(start / "final.zip").items())
 
 
+def _tiny_policy_file(path: Path, role: str) -> str:
+    """A weights-only policy file of an untrained tiny network (a learned member of a pool)."""
+    from necro_env.agents.nets import build_net
+    from necro_env.agents.torch_policy import save_policy
+
+    torch.manual_seed(0)
+    save_policy(build_net({"kind": "mlp", "hidden": [8]}), path, role, {})
+    return str(path)
+
+
+@pytest.mark.parametrize("learner", ["necromancer", "players"])
+def test_pooled_training_resumes_exactly(tmp_path, learner):
+    """Opponent pools (issue 29.2): the other side's policy is drawn per episode from a weighted pool (a learned
+    file among scripts); stopping after 128 steps and resuming to 256 gives the weights of 256 straight, and the
+    checkpointed envs name pool members (restored by name on resume)."""
+    from training.train import train
+    if learner == "necromancer":
+        pool = {"opponent_pool": [{"spec": "greedy", "weight": 1}, {"spec": "random", "weight": 2},
+                                  {"spec": _tiny_policy_file(tmp_path / "p.safetensors", "player"), "weight": 1}]}
+        over = dict(learner="necromancer", **pool)
+    else:
+        pool = {"necromancer_pool": [{"spec": "heuristic", "weight": 1}, {"spec": "random", "weight": 1},
+                                     {"spec": _tiny_policy_file(tmp_path / "n.safetensors", "necromancer"),
+                                      "weight": 1}]}
+        over = dict(learner="players", reward="coalition", **pool)
+    straight = train(tiny(tmp_path / "a", total_steps=256, checkpoint_every=64, **over), progress=False)
+    cfg = tiny(tmp_path / "b", total_steps=256, checkpoint_every=64, **over)
+    train(cfg, progress=False, stop_after=128)
+    ckpt = sorted((Path(cfg.out_dir) / cfg.run_name / "checkpoints").glob("*.json"))[-1]
+    body = json.loads(ckpt.read_text())
+    assert body["num_timesteps"] == 128
+    specs = {e["spec"] for e in next(iter(pool.values()))}
+    named = {n for st in body["env_states"] for n in st["policies"] if n is not None}
+    assert named and named <= specs | {"heuristic", "greedy"}
+    from training.train import make_env_fn  # the run's envs draw every member of the pool, the learned file too
+    env = make_env_fn(cfg, Path(cfg.out_dir) / cfg.run_name)().unwrapped
+    seat = env.player_seats[0] if learner == "necromancer" else env.game.necro_seat
+    drawn = set()
+    for ep in range(40):
+        env.reset(seed=0 if ep == 0 else None)
+        drawn.add(env.get_state()["policies"][seat])
+    assert drawn == specs
+    resumed = train(cfg, resume=True, progress=False)
+    a, b = _params(straight / "final.zip"), _params(resumed / "final.zip")
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+
+
+def test_pool_config_errors_are_named():
+    good = [{"spec": "greedy", "weight": 1}]
+    for data, msg in [
+        ({"name": "x", "opponent_pool": "greedy"}, "opponent_pool must be null or a list"),
+        ({"name": "x", "opponent_pool": [{"spec": "greedy", "wieght": 1}]}, r"opponent_pool\[0\] must be a mapping"),
+        ({"name": "x", "opponent_pool": [{"spec": "greedy", "weight": 0}]}, "weight must be a number > 0"),
+        ({"name": "x", "opponent_pool": [{"spec": "no_such_policy"}]}, r"opponent_pool\[0\]: unknown policy"),
+        ({"name": "x", "opponent_pool": good * 2}, "names a spec twice"),
+        ({"name": "x", "necromancer_pool": [{"spec": "heuristic"}]}, "necromancer_pool is for a player learner"),
+        ({"name": "x", "learner": "players", "reward": "coalition", "opponent_pool": good}, "holds every player seat"),
+        ({"name": "x", "learner": "player", "opponent_pool": good, "selfplay": {}}, "opponent_pool and selfplay"),
+    ]:
+        with pytest.raises(TrainConfigError, match=msg):
+            config_from_dict(data)
+    cfg = config_from_dict({"name": "x", "opponent_pool": [{"spec": "greedy"}, {"spec": "random", "weight": 3}]})
+    assert cfg.opponent_pool == ({"spec": "greedy", "weight": 1.0}, {"spec": "random", "weight": 3})
+    assert config_from_dict(cfg.to_dict()) == cfg  # round trip through the run's config.yaml
+
+
 def test_selfplay_snapshots_join_the_opponent_pool(tmp_path):
     from training.config import SelfPlayConfig
     from training.train import train

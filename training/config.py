@@ -68,6 +68,14 @@ class TrainConfig:
     opponents: policy spec for the player seats the learner does not play
         ("random", "greedy", or a path to a saved model).
     necromancer_opponent: policy spec for the Necromancer when the learner is a player.
+    opponent_pool: optional pool of the player side, a list of ``{spec, weight}`` (weight > 0, default
+        1): each episode draws one of its policies (probability proportional to the weight, with the
+        env's own generator) to play every player seat the learner does not hold (for a Necromancer
+        learner: the whole team). None: ``opponents`` plays them. Not with learner "players" or
+        self-play. (training/league_train.py writes these from its mixture.)
+    necromancer_pool: the same for the Necromancer (learner "player" or "players"); None:
+        ``necromancer_opponent``. The periodic evaluation and the warm start still play
+        ``opponents`` / ``necromancer_opponent``.
     reward: "win" (terminal +-1), "rank", "coins" or "coalition" (the players' team reward, for
         learner "players"; see necro_env.rewards).
     shaping: weight of the potential-based progress shaping (see necro_env.wrappers).
@@ -115,6 +123,8 @@ class TrainConfig:
     learner: str = "necromancer"
     opponents: str = "random"
     necromancer_opponent: str = "heuristic"
+    opponent_pool: tuple[dict, ...] | None = None
+    necromancer_pool: tuple[dict, ...] | None = None
     reward: str = "win"
     shaping: float = 0.0
     total_steps: int = 100_000
@@ -241,6 +251,35 @@ class TrainConfig:
             GameConfig(players=self.players, necromancer=self.necromancer, **self.game_options)
         except (ConfigError, TypeError) as e:
             raise TrainConfigError(f"game_options: {e}") from None
+        for key, role in (("opponent_pool", "player"), ("necromancer_pool", "necromancer")):
+            pool = getattr(self, key)
+            if pool is None:
+                continue
+            if isinstance(pool, list):  # given from Python: stored as a tuple
+                pool = tuple(pool)
+                object.__setattr__(self, key, pool)
+            need(isinstance(pool, tuple) and len(pool) >= 1, f"{key} must be null or a non-empty list of "
+                                                             f"{{spec, weight}}, got {pool!r}")
+            for i, e in enumerate(pool):
+                need(isinstance(e, dict) and set(e) == {"spec", "weight"} and isinstance(e["spec"], str)
+                     and e["spec"].strip() != "",
+                     f"{key}[{i}] must be a mapping with a policy spec (a string) and an optional weight, got {e!r}")
+                w = e["weight"]
+                need(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and w > 0,
+                     f"{key}[{i}] weight must be a number > 0, got {w!r}")
+                try:  # a known name, a shipped file or an existing file (loaded only by the envs)
+                    from necro_env.agents.registry import check_policy
+                    check_policy(e["spec"], role, trusted=True)
+                except ConfigError as err:
+                    raise TrainConfigError(f"{key}[{i}]: {err}") from None
+            specs = [e["spec"] for e in pool]
+            need(len(set(specs)) == len(specs), f"{key} names a spec twice: {specs}")
+        need(self.opponent_pool is None or self.learner != "players",
+             "opponent_pool: learner 'players' holds every player seat; there is no player opponent to draw")
+        need(self.opponent_pool is None or self.selfplay is None,
+             "opponent_pool and selfplay both choose the player opponents: use one of them")
+        need(self.necromancer_pool is None or (self.learner != "necromancer" and self.necromancer),
+             "necromancer_pool is for a player learner in a Necromancer game (the learner is not the Necromancer)")
         if self.selfplay is not None:
             sp = self.selfplay
             ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (sp.snapshot_every, sp.pool_size))
@@ -262,6 +301,9 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["net_arch"] = list(self.net_arch)
+        for key in ("opponent_pool", "necromancer_pool"):
+            if d[key] is not None:
+                d[key] = [dict(e) for e in d[key]]
         return d
 
 
@@ -281,6 +323,19 @@ def config_from_dict(data: dict, where: str = "config") -> TrainConfig:
         data["selfplay"] = SelfPlayConfig(**_build(SelfPlayConfig, data["selfplay"], f"{where}: selfplay"))
     if data.get("warm_start") is not None:
         data["warm_start"] = WarmStartConfig(**_build(WarmStartConfig, data["warm_start"], f"{where}: warm_start"))
+    for key in ("opponent_pool", "necromancer_pool"):
+        pool = data.get(key)
+        if pool is None:
+            continue
+        if not isinstance(pool, (list, tuple)):
+            raise TrainConfigError(f"{where}: {key} must be null or a list of {{spec, weight}}, got {pool!r}")
+        entries = []
+        for i, e in enumerate(pool):
+            if not isinstance(e, dict) or set(e) - {"spec", "weight"} or "spec" not in e:
+                raise TrainConfigError(f"{where}: {key}[{i}] must be a mapping with keys spec and an optional "
+                                       f"weight, got {e!r}")
+            entries.append({"spec": e["spec"], "weight": e.get("weight", 1.0)})
+        data[key] = tuple(entries)
     if "net_arch" in data:
         if not isinstance(data["net_arch"], (list, tuple)):
             raise TrainConfigError(f"{where}: net_arch must be a list of positive ints, got {data['net_arch']!r}")

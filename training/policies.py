@@ -6,6 +6,10 @@ directory; they play by sampling from the network's masked distribution with the
 generator. Only names of the form ``snap_<steps>.safetensors`` inside the pool directory are
 ever loaded (a saved env state cannot point elsewhere).
 
+``PoolSampler`` is an opponent pool of fixed policies with weights (a league's mixture over one side's
+pool, ``TrainConfig.opponent_pool`` / ``necromancer_pool``): it draws one policy per call with the
+generator it is handed, and restores a policy by its name (its spec) from a checkpoint.
+
 The periodic evaluation plays the network (arg-max over the legal actions) through
 ``necro_env.evaluate`` -- the same harness, seats and seeds as ``necro-env evaluate``.
 """
@@ -57,6 +61,48 @@ class SnapshotSampler:
         return self._cache[name]
 
 
+#: Policies of pools, built once per process: (spec, role, trusted) -> policy. Pool members are fixed
+#: policies (scripts, or learned files playing the arg-max), so the envs of a process can share them.
+_POOL_CACHE: dict[tuple[str, str, bool], Any] = {}
+
+
+class PoolSampler:
+    """One policy per call, drawn from ``entries`` (``[{"spec": SPEC, "weight": W}, ...]``) with
+    probability proportional to its weight, using the generator it is given (never global state).
+
+    Each policy is built once per process by ``necro_env.agents.registry.make_policy`` (learned
+    ``.safetensors`` files play deterministically: the arg-max over the legal actions) and is named
+    by its spec, which is what an env's saved state records; ``restore(name)`` returns that policy
+    again and raises ``StateError`` for a name that is not in the pool."""
+
+    def __init__(self, entries, role: str, trusted: bool = False):
+        specs = [e["spec"] for e in entries]
+        weights = np.array([float(e["weight"]) for e in entries], dtype=np.float64)
+        if not specs or len(set(specs)) != len(specs) or not (np.all(np.isfinite(weights)) and np.all(weights > 0)):
+            raise ValueError(f"a pool needs distinct specs with positive finite weights, got {list(entries)!r}")
+        self.role = role
+        self.specs = specs
+        self.cum = np.cumsum(weights / weights.sum())
+        self.policies = {}
+        for spec in specs:
+            key = (spec, role, bool(trusted))
+            if key not in _POOL_CACHE:
+                pol = make_policy(spec, role, trusted=trusted)
+                pol.name = spec
+                _POOL_CACHE[key] = pol
+            self.policies[spec] = _POOL_CACHE[key]
+
+    def __call__(self, rng: np.random.Generator):
+        i = int(np.searchsorted(self.cum, rng.random(), side="right"))
+        return self.policies[self.specs[min(i, len(self.specs) - 1)]]
+
+    def restore(self, name: str):
+        """The pool's policy called ``name`` (its spec); ``StateError`` if the pool has none of that name."""
+        if not isinstance(name, str) or name not in self.policies:
+            raise StateError(f"no {self.role} policy {name!r} in this pool; it holds {self.specs}")
+        return self.policies[name]
+
+
 def policy_role(learner: str) -> str:
     """The role a policy file of ``learner`` records: "necromancer" or "player" (a "players" team
     network acts for any player seat, so its files are player policies)."""
@@ -91,4 +137,4 @@ def evaluate_net(net: Any, cfg, games: int, seed: int, trusted: bool = False) ->
     return {"wins": int(group["wins"]), "games": games, "win_rate": group["win_rate"], "lo": lo, "hi": hi}
 
 
-__all__ = ["SnapshotSampler", "evaluate_net", "policy_role"]
+__all__ = ["PoolSampler", "SnapshotSampler", "evaluate_net", "policy_role"]

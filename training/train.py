@@ -15,6 +15,8 @@ Run directory ``<out_dir>/<name>__s<seed>/``:
     start.safetensors   the network PPO starts from (after the warm start, when configured), weights only
     eval.csv            periodic evaluation: steps, seconds, wins, games, win rate and its 95% interval
     snapshots/          self-play pool (weights-only policy files, when configured)
+                        (opponent pools, ``opponent_pool`` / ``necromancer_pool``, are policies drawn per
+                        episode; the checkpoints name the drawn ones, and a resume restores them by name)
     final.safetensors   the trained policy, weights only: load it anywhere a policy spec is accepted
                         (its header records the layout fingerprint and the commit read when the
                         run, or its latest resume, started: ``necro_env.fingerprint.source_commit``)
@@ -57,7 +59,7 @@ from necro_env.observe import OBS_SIZE
 from necro_env.wrappers import SingleSeatEnv
 from training.checkpoint import resume_latest, save_checkpoint
 from training.config import TrainConfig, TrainConfigError, load_config
-from training.policies import SnapshotSampler, evaluate_net, policy_role
+from training.policies import PoolSampler, SnapshotSampler, evaluate_net, policy_role
 from training.sb3_net import NetActorCriticPolicy
 
 
@@ -71,10 +73,15 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path, trusted: bool = False):
         if cfg.selfplay is not None:
             sampler = SnapshotSampler(run_dir / "snapshots", cfg.opponents, cfg.selfplay.p_snapshot,
                                       cfg.selfplay.pool_size, trusted=trusted)
+        # opponent pools: one policy per episode, by weight, drawn with the env's own generator
+        team = PoolSampler(cfg.opponent_pool, "player", trusted) if cfg.opponent_pool is not None else None
+        necro = (PoolSampler(cfg.necromancer_pool, "necromancer", trusted)
+                 if cfg.necromancer_pool is not None else None)
         return Monitor(SingleSeatEnv(
             players=cfg.players, learner=cfg.learner, opponents=cfg.opponents,
             necromancer_opponent=cfg.necromancer_opponent, reward=cfg.reward,
-            opponent_sampler=sampler, shaping=cfg.shaping, necromancer=cfg.necromancer, trusted=trusted,
+            opponent_sampler=sampler, players_sampler=team, necromancer_sampler=necro,
+            shaping=cfg.shaping, necromancer=cfg.necromancer, trusted=trusted,
             **cfg.game_options,
         ))  # Monitor logs episode returns/lengths (rollout/ep_rew_mean in TensorBoard)
 
