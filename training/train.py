@@ -64,7 +64,7 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path, trusted: bool = False):
     """A picklable env factory for DummyVecEnv/SubprocVecEnv (``trusted``: opponents may be SB3 .zip files)."""
 
     def _init():
-        if cfg.vec_env != "dummy":
+        if cfg.vec_env not in ("dummy", "batched"):
             torch.set_num_threads(1)  # env workers; the trainer keeps cfg.torch_threads
         sampler = None
         if cfg.selfplay is not None:
@@ -388,6 +388,10 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
         from training.vec_env import ChunkedSubprocVecEnv
 
         env = ChunkedSubprocVecEnv(fns, workers=cfg.env_workers)
+    elif cfg.vec_env == "batched":
+        from training.vec_env import BatchedOpponentsVecEnv
+
+        env = BatchedOpponentsVecEnv(fns)
     else:
         env = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
     env.seed(cfg.seed)
