@@ -183,7 +183,10 @@ class Snapshotter(BaseCallback):
 
     def _on_training_start(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.last = self.model.num_timesteps
+        # the newest snapshot taken so far (a resumed run takes the one that fell due where it stopped)
+        taken = [int(p.stem[len("snap_"):]) for p in self.dir.glob("snap_*.safetensors")
+                 if p.stem[len("snap_"):].isdigit() and int(p.stem[len("snap_"):]) <= self.model.num_timesteps]
+        self.last = max(taken, default=0)
 
     def _on_rollout_start(self) -> None:
         if self.model.num_timesteps - self.last >= self.every:
