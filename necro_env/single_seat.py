@@ -68,6 +68,13 @@ helper, ``necro_env.env.render_game``).
 The opponents play through the one game loop (``necro_env.loop.play``, until the learner's
 seat is to decide), the one that evaluations, random simulation and the terminal game use.
 
+Batched opponents: ``prepare_step(action)``/``prepare_reset(...)`` start a step or reset that stops
+before each decision of a seat whose policy is batchable (it has ``batch_act(views, rngs)``,
+``necro_env.agents.base.is_batchable``) and hands it out as a ``PendingDecision``; ``resolve(action)``
+continues, and ``step``/``reset`` then return the prepared result (through any wrappers). A vec env
+uses it to decide the learned opponents of all its envs in one forward pass
+(``training/vec_env.py``: ``BatchedOpponentsVecEnv``); plain ``step``/``reset`` play as before.
+
 Every episode's seed comes from the env's own generator (seeded by ``reset(seed=...)``),
 and ``get_state()``/``set_state()`` capture everything (engine state, opponents'
 generators, counters) so a training run can be checkpointed and resumed exactly.

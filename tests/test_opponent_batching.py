@@ -160,7 +160,7 @@ def test_net_policy_batch_act_decides_as_act(deterministic):
     vec.seed(7)
     vec.reset()
     rng = np.random.default_rng(1)
-    while len(check.records) < 2500:
+    while len(check.records) < 2000:
         vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in vec.env_method("action_masks")]))
     assert check.same_draws
     assert vec.batch_stats["decisions"] / vec.batch_stats["batches"] > 1.5
@@ -234,7 +234,8 @@ def test_prepared_steps_are_taken_once_and_misuse_is_refused():
 def _tiny(out: Path, **kw) -> TrainConfig:
     base = dict(name="batched", players=3, learner="necromancer", opponents="pretrained:player_2p",
                 vec_env="batched", total_steps=192, n_envs=3, n_steps=32, batch_size=48, n_epochs=1,
-                net_arch=(16,), checkpoint_every=96, out_dir=str(out), seed=2, shaping=1.0)
+                net_arch=(16,), checkpoint_every=96, out_dir=str(out), seed=2, shaping=1.0,
+                game_options={"game_turns": 3})  # short games: episodes end and start after a resume
     base.update(kw)
     return TrainConfig(**base)
 
@@ -272,7 +273,7 @@ def test_train_against_sampled_selfplay_snapshots_resumes_exactly(tmp_path):
     from training.config import SelfPlayConfig
     from training.train import train
 
-    over = dict(learner="player", opponents="greedy", game_options={"game_turns": 3},  # short games: new episodes
+    over = dict(learner="player", opponents="greedy",
                 selfplay=SelfPlayConfig(snapshot_every=32, pool_size=2, p_snapshot=1.0))
     straight = train(_tiny(tmp_path / "a", **over), progress=False)
     cfg = _tiny(tmp_path / "b", **over)
@@ -283,3 +284,17 @@ def test_train_against_sampled_selfplay_snapshots_resumes_exactly(tmp_path):
                for n in s["policies"])  # snapshots were playing
     a, b = _params(straight / "final.zip"), _params(resumed / "final.zip")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_benchmark_runs_and_prints_its_table(capsys):
+    """benchmarks/opponent_batching.py on a tiny budget: both vec envs, one row per opponent spec, and against
+    a script the trajectories are the same."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "opponent_batching.py"
+    spec = importlib.util.spec_from_file_location("bench_opponent_batching", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--envs", "2", "--steps", "3", "--repeats", "1", "--opponents", "greedy"]) == 0
+    out = capsys.readouterr().out
+    assert "DummyVecEnv" in out and "greedy" in out and out.splitlines()[-1].split()[-1] == "yes"
