@@ -295,9 +295,14 @@ class SingleSeatEnv(gym.Env):
         return self._drive(action)
 
     def _start(self, kind: str, key: Any, gen) -> PendingDecision | None:
-        if self._deferred is not None and self._deferred[2] is not None:
-            raise EnvUsageError(f"prepare_{kind}() while a prepared {self._deferred[0]} still waits for an "
-                                f"opponent's action (resolve() it first)")
+        """Run the prepared call to its first pending decision. Over earlier prepared work only a reset may
+        start (it abandons the episode, as a plain ``reset`` does); a step is an ``EnvUsageError``."""
+        d = self._deferred
+        if d is not None and kind != "reset":
+            gen.close()
+            raise EnvUsageError(f"prepare_{kind}() while a prepared {d[0]} "
+                                + ("still waits for an opponent's action (resolve() it first)" if d[2] is not None
+                                   else "is waiting to be taken (call it)"))
         self._deferred = [kind, key, gen, None]  # kind, arguments, generator (None when done), result
         return self._drive(None)
 

@@ -216,6 +216,8 @@ def test_prepared_steps_are_taken_once_and_misuse_is_refused():
             handed += 1
         with pytest.raises(EnvUsageError, match="is waiting to be taken"):
             env.step(a + 1)
+        with pytest.raises(EnvUsageError, match="is waiting to be taken"):
+            env.prepare_step(a)
         got, want = env.step(a), twin.step(a)
         assert np.array_equal(got[0], want[0]) and got[1:] == want[1:]
         assert env.get_state() == twin.get_state()
