@@ -75,6 +75,13 @@ helper, ``necro_env.env.render_game``).
 The opponents play through the one game loop (``necro_env.loop.play``, until the learner's
 seat is to decide), the one that evaluations, random simulation and the terminal game use.
 
+Batched opponents: ``prepare_step(action)``/``prepare_reset(...)`` start a step or reset that stops
+before each decision of a seat whose policy is batchable (it has ``batch_act(views, rngs)``,
+``necro_env.agents.base.is_batchable``) and hands it out as a ``PendingDecision``; ``resolve(action)``
+continues, and ``step``/``reset`` then return the prepared result (through any wrappers). A vec env
+uses it to decide the learned opponents of all its envs in one forward pass
+(``training/vec_env.py``: ``BatchedOpponentsVecEnv``); plain ``step``/``reset`` play as before.
+
 Every episode's seed comes from the env's own generator (seeded by ``reset(seed=...)``),
 and ``get_state()``/``set_state()`` capture everything (engine state, opponents'
 generators, counters) so a training run can be checkpointed and resumed exactly.
@@ -90,6 +97,7 @@ from typing import Any, Callable, Sequence
 import gymnasium as gym
 import numpy as np
 
+from .agents.base import View, is_batchable
 from .agents.registry import make_policy
 from .env import RENDER_MODES, EnvUsageError, GameOverError, check_options, make_config, make_observer, render_game
 from .game import NUM_ACTIONS, Game, State
@@ -196,6 +204,7 @@ class SingleSeatEnv(gym.Env):
         self._until: int | tuple[int, ...] = tuple(self.player_seats) if learner == "players" else self.seat
         self._tracker = RewardTracker(self.game, reward, shaping, seats=(self._reward_seat,))
         self._episode_seed = 0
+        self._deferred: list | None = None  # a prepared step/reset (see prepare_step)
 
     @property
     def illegal(self) -> str:
@@ -209,6 +218,11 @@ class SingleSeatEnv(gym.Env):
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        ready = self._take_prepared("reset", (seed, options))
+        return ready if ready is not None else _run(self._reset(seed, options, defer=False))
+
+    def _reset(self, seed: int | None, options: dict | None, defer: bool):
+        """``reset``'s body as a generator (see "Batched opponents" in ``prepare_step``)."""
         super().reset(seed=seed)
         if seed is not None:
             self._gen = np.random.default_rng(seed)
@@ -228,13 +242,18 @@ class SingleSeatEnv(gym.Env):
         self._episode += 1
         self._policies = self._assign_policies()
         self.state = self.game.new_state(self._episode_seed % (2**63))
-        self._advance()
+        yield from self._advance_gen(defer)
         self._tracker.reset(self.state, seats=(self._reward_seat,))  # rewards count from the learner's first decision
         if self.render_mode == "human":
             self.render()
         return self._obs(), self._info()
 
     def step(self, action):
+        ready = self._take_prepared("step", action)
+        return ready if ready is not None else _run(self._step(action, defer=False))
+
+    def _step(self, action, defer: bool):
+        """``step``'s body as a generator (see "Batched opponents" in ``prepare_step``)."""
         st = self.state
         if st is None:
             raise EnvUsageError("step() before reset(): call reset() first")
@@ -251,7 +270,7 @@ class SingleSeatEnv(gym.Env):
                 self.game.apply(st, a)  # raises a precise IllegalActionError
             return self._obs(), ILLEGAL_REWARD, True, False, {**self._info(), "illegal_action": a}
         self.game.apply(st, a)
-        self._advance()
+        yield from self._advance_gen(defer)
         reward = self._tracker.advance_seat(st, self._reward_seat)
         terminated = bool(st.over)
         info = self._info()
@@ -260,6 +279,94 @@ class SingleSeatEnv(gym.Env):
         if self.render_mode == "human":
             self.render()
         return self._obs(), reward, terminated, False, info
+
+    # ------------------------------------------------------------------ batched opponents
+    def prepare_step(self, action) -> PendingDecision | None:
+        """Start ``step(action)`` with the opponents' batchable decisions handed out instead of taken.
+
+        Batched opponents: a seat whose policy is batchable (``necro_env.agents.base.is_batchable``: it
+        has ``batch_act(views, rngs)``) is not asked here; the game stops before its decision and this
+        returns it as a ``PendingDecision`` (seat, ``View``, policy, and the generator ``act`` would have
+        been handed). ``resolve(action)`` applies the action chosen for it and returns the next pending
+        decision, until the opponents have played up to the learner's decision or the end of the game
+        (``None``). Then ``step(action)`` (called directly or through wrappers such as Monitor) returns
+        the prepared result. A caller that gives each pending decision the action the policy's ``act``
+        would have chosen (``batch_act`` does, for a whole batch of envs:
+        ``training/vec_env.py``'s ``BatchedOpponentsVecEnv``) gets exactly what ``step`` gives.
+        ``None`` right away when no batchable seat is to decide."""
+        return self._start("step", action, self._step(action, defer=True))
+
+    def prepare_reset(self, seed: int | None = None, options: dict | None = None) -> PendingDecision | None:
+        """``prepare_step`` for ``reset(seed=seed, options=options)`` (which then returns the prepared result)."""
+        return self._start("reset", (seed, options), self._reset(seed, options, defer=True))
+
+    def resolve(self, action: int) -> PendingDecision | None:
+        """Apply ``action`` for the pending decision; the next one, or ``None`` once the prepared
+        ``step``/``reset`` is complete. ``EnvUsageError`` when no decision is pending."""
+        d = self._deferred
+        if d is None or d[2] is None:
+            raise EnvUsageError("resolve() with no pending opponent decision: call prepare_step() or "
+                                "prepare_reset() first")
+        return self._drive(action)
+
+    def _start(self, kind: str, key: Any, gen) -> PendingDecision | None:
+        """Run the prepared call to its first pending decision. Over earlier prepared work only a reset may
+        start (it abandons the episode, as a plain ``reset`` does); a step is an ``EnvUsageError``."""
+        d = self._deferred
+        if d is not None and kind != "reset":
+            gen.close()
+            raise EnvUsageError(f"prepare_{kind}() while a prepared {d[0]} "
+                                + ("still waits for an opponent's action (resolve() it first)" if d[2] is not None
+                                   else "is waiting to be taken (call it)"))
+        self._deferred = [kind, key, gen, None]  # kind, arguments, generator (None when done), result
+        return self._drive(None)
+
+    def _drive(self, value: Any) -> PendingDecision | None:
+        d = self._deferred
+        try:
+            return d[2].send(value)
+        except StopIteration as stop:
+            d[2], d[3] = None, stop.value
+            return None
+        except BaseException:
+            self._deferred = None
+            raise
+
+    def _take_prepared(self, kind: str, key: Any):
+        """The prepared result of this very call (then forgotten), or ``None`` to run it as usual. A plain
+        ``reset`` drops unfinished prepared work (the episode it belonged to is abandoned); any other
+        call while prepared work is unfinished or stands for other arguments is an ``EnvUsageError``."""
+        d = self._deferred
+        if d is None:
+            return None
+        if d[0] == kind and d[2] is None and _same(d[1], key):
+            self._deferred = None
+            return d[3]
+        if kind == "reset":
+            self._deferred = None
+            return None
+        raise EnvUsageError(f"step({short_repr(key)}) while a prepared {d[0]}"
+                            + (" still waits for an opponent's action" if d[2] is not None
+                               else f" for {short_repr(d[1])} is waiting to be taken"))
+
+    def _advance_gen(self, defer: bool):
+        """``_advance``; with ``defer``, a generator that yields each batchable seat's decision as a
+        ``PendingDecision`` and applies the action it is sent back."""
+        if not defer:
+            self._advance()
+            return
+        st, game = self.state, self.game
+        mine = (self._until,) if isinstance(self._until, int) else tuple(self._until)
+        stops = mine + tuple(s for s, p in enumerate(self._policies) if p is not None and is_batchable(p))
+        while True:
+            loop.play(game, st, self._policies, self._opp_rng, until=stops)
+            if st.over or st.decider in mine:
+                break
+            seat = st.decider
+            action = yield PendingDecision(seat, View(game, st, seat), self._policies[seat], self._opp_rng)
+            game.apply(st, int(action))
+        if self.learner == "players" and not st.over:
+            self.seat = st.decider
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (MaskablePPO's hook)."""
@@ -326,6 +433,8 @@ class SingleSeatEnv(gym.Env):
     # ------------------------------------------------------------------ checkpointing
     def get_state(self) -> dict:
         """Everything needed to continue this env exactly (JSON-compatible)."""
+        if self._deferred is not None:
+            raise EnvUsageError(f"get_state() while a prepared {self._deferred[0]} is unfinished or untaken")
         return {
             "state": None if self.state is None else self.state.to_dict(),
             "gen": self._gen.bit_generator.state,
@@ -392,6 +501,7 @@ class SingleSeatEnv(gym.Env):
         self._reward_seat = reward_seat
         self._until = tuple(self.player_seats) if self.learner == "players" else seat
         self._policies = policies
+        self._deferred = None
 
     def _mine(self, seat: int) -> list[int]:
         """The seats the learner plays when ``seat`` is its (deciding) seat."""
@@ -441,6 +551,40 @@ class SingleSeatEnv(gym.Env):
 
     def state_json(self) -> str:
         return json.dumps(self.get_state())
+
+
+class PendingDecision:
+    """An opponent seat's decision that ``prepare_step``/``prepare_reset`` hands out: the ``seat``, its
+    ``view``, its ``policy`` (batchable) and the generator ``rng`` its ``act`` would have been handed."""
+
+    __slots__ = ("seat", "view", "policy", "rng")
+
+    def __init__(self, seat: int, view: View, policy: Any, rng: np.random.Generator) -> None:
+        self.seat, self.view, self.policy, self.rng = seat, view, policy, rng
+
+    def __repr__(self) -> str:
+        return f"PendingDecision(seat={self.seat}, policy={getattr(self.policy, 'name', self.policy)!r})"
+
+
+def _run(gen):
+    """Run a ``_step``/``_reset`` generator that never yields (``defer=False``) to its result."""
+    try:
+        next(gen)
+    except StopIteration as stop:
+        return stop.value
+    raise AssertionError("an undeferred step yielded a decision")  # pragma: no cover - a bug here
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two calls' arguments are the same (actions compared as integers)."""
+    try:
+        return operator.index(a) == operator.index(b) and not isinstance(a, bool) and not isinstance(b, bool)
+    except TypeError:
+        pass
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # e.g. arrays of several elements
+        return a is b
 
 
 def state_has_necro(names: Sequence[str | None], necro_seat: int) -> bool:

@@ -81,15 +81,18 @@ class TrainConfig:
     shaping: weight of the potential-based progress shaping (see necro_env.wrappers).
     total_steps, n_envs, seed.
     vec_env: "dummy" (every env in the learner's process), "subproc" (SB3's SubprocVecEnv: a process
-        per env) or "chunked" (``training/vec_env.py``: the envs split over ``env_workers`` processes,
-        the action masks sent with each step; the way to use both cores of a 2-core machine).
+        per env), "chunked" (``training/vec_env.py``: the envs split over ``env_workers`` processes,
+        the action masks sent with each step; the way to use both cores of a 2-core machine) or
+        "batched" (``training/vec_env.py``'s ``BatchedOpponentsVecEnv``: "dummy" whose learned opponents,
+        self-play snapshots and policy files, decide for all envs in one forward pass per network;
+        the one to use against learned opponents, with ``pipeline``).
     env_workers: worker processes of the "chunked" vec env.
     torch_threads: torch's threads in the learner's process while it collects rollouts;
         update_threads: while it runs the PPO update (None: torch_threads). With "chunked" the
         workers are idle during the update, so update_threads 2 uses both cores then.
     pipeline: overlap collection and update (``training/pipeline.py``): the next rollout is collected
         by a copy of the weights while the update runs in a thread, so on 2 cores each gets one
-        (use with torch_threads 1 and vec_env "dummy"); the data is one update stale.
+        (use with torch_threads 1 and vec_env "dummy" or "batched"); the data is one update stale.
     max_minutes: wall-time cap of the whole run, warm start included (None: none). When it is
         reached, PPO stops at the next step and the final policy is saved as if total_steps had been
         reached (its info records the steps actually taken).
@@ -196,8 +199,8 @@ class TrainConfig:
         need(self.learner != "players" or self.selfplay is None,
              "learner 'players' plays every player seat: there is no player seat left for self-play snapshots")
         need(isinstance(self.shaping, (int, float)) and self.shaping >= 0, f"shaping must be >= 0, got {self.shaping!r}")
-        need(self.vec_env in ("dummy", "subproc", "chunked"),
-             f"vec_env must be 'dummy', 'subproc' or 'chunked', got {self.vec_env!r}")
+        need(self.vec_env in ("dummy", "subproc", "chunked", "batched"),
+             f"vec_env must be 'dummy', 'subproc', 'chunked' or 'batched', got {self.vec_env!r}")
 
         need(self.update_threads is None or (isinstance(self.update_threads, int)
                                              and not isinstance(self.update_threads, bool) and self.update_threads >= 1),

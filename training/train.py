@@ -67,7 +67,7 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path, trusted: bool = False):
     """A picklable env factory for DummyVecEnv/SubprocVecEnv (``trusted``: opponents may be SB3 .zip files)."""
 
     def _init():
-        if cfg.vec_env != "dummy":
+        if cfg.vec_env not in ("dummy", "batched"):
             torch.set_num_threads(1)  # env workers; the trainer keeps cfg.torch_threads
         sampler = None
         if cfg.selfplay is not None:
@@ -191,7 +191,10 @@ class Snapshotter(BaseCallback):
 
     def _on_training_start(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.last = self.model.num_timesteps
+        # the newest snapshot taken so far (a resumed run takes the one that fell due where it stopped)
+        taken = [int(p.stem[len("snap_"):]) for p in self.dir.glob("snap_*.safetensors")
+                 if p.stem[len("snap_"):].isdigit() and int(p.stem[len("snap_"):]) <= self.model.num_timesteps]
+        self.last = max(taken, default=0)
 
     def _on_rollout_start(self) -> None:
         if self.model.num_timesteps - self.last >= self.every:
@@ -396,6 +399,10 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
         from training.vec_env import ChunkedSubprocVecEnv
 
         env = ChunkedSubprocVecEnv(fns, workers=cfg.env_workers)
+    elif cfg.vec_env == "batched":
+        from training.vec_env import BatchedOpponentsVecEnv
+
+        env = BatchedOpponentsVecEnv(fns)
     else:
         env = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
     env.seed(cfg.seed)

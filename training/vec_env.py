@@ -13,6 +13,21 @@ The envs' results are the same as ``DummyVecEnv``'s for the same seeds (a test c
 process steps an env changes nothing, as every env carries its own generators.
 
     env = ChunkedSubprocVecEnv([make_env_fn(...) for _ in range(16)], workers=2)
+
+``BatchedOpponentsVecEnv`` keeps every env in the learner's process, as ``DummyVecEnv`` does, and
+decides the *learned* opponents of all its envs together: each step it starts every env's step with
+``SingleSeatEnv.prepare_step`` (the opponents play until a seat with a batchable policy, one with
+``batch_act``, must decide), then repeatedly gathers the envs waiting on such a decision, groups them
+by ``necro_env.agents.base.batch_key`` (one group per network: two envs' loads of the same weights
+file group together), runs one ``batch_act`` (one forward pass) per group and hands the actions back
+(``resolve``), until every env waits on its learner; auto-resets go through the same batching. Then
+each env's ``step``/``reset`` is called through its wrappers (Monitor) and returns the prepared
+result. Against scripted opponents nothing is batched and the results are ``DummyVecEnv``'s; against
+learned ones every decision follows its policy's ``act`` rule, but a row of a batched forward pass
+may differ from a single one in the last float bits, so a near-tie of logits may rarely go the
+other way (``tests/test_opponent_batching.py`` counts the agreement).
+
+    env = BatchedOpponentsVecEnv([make_env_fn(...) for _ in range(16)])
 """
 from __future__ import annotations
 
@@ -22,7 +37,10 @@ from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 import numpy as np
+from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices
+
+from necro_env.agents.base import batch_key
 
 MASKS = "action_masks"
 
@@ -204,4 +222,98 @@ class ChunkedSubprocVecEnv(VecEnv):
         return [None] * self.num_envs
 
 
-__all__ = ["ChunkedSubprocVecEnv"]
+class BatchedOpponentsVecEnv(DummyVecEnv):
+    """``DummyVecEnv`` whose envs' batchable opponents decide in one forward pass per network (see the
+    module docstring). Envs without ``prepare_step`` (not a ``SingleSeatEnv``) are stepped as
+    ``DummyVecEnv`` steps them. ``batch_stats``: ``decisions`` handed out and ``batches`` (``batch_act``
+    calls) so far."""
+
+    def __init__(self, env_fns: Sequence[Callable[[], gym.Env]]):
+        super().__init__(list(env_fns))
+        self._defer = [callable(getattr(e.unwrapped, "prepare_step", None)) for e in self.envs]
+        self._reset_args: list[tuple | None] = [None] * self.num_envs  # (seed, options) of a VecEnv reset
+        self.batch_stats = {"decisions": 0, "batches": 0}
+
+    def step_wait(self):
+        pending: dict[int, Any] = {}
+        for i in range(self.num_envs):
+            d = self.envs[i].unwrapped.prepare_step(self.actions[i]) if self._defer[i] else None
+            if d is None:
+                self._finish_step(i, pending)
+            else:
+                pending[i] = ("step", d)
+        self._decide(pending)
+        return (self._obs_from_buf(), np.copy(self.buf_rews), np.copy(self.buf_dones), deepcopy(self.buf_infos))
+
+    def reset(self):
+        pending: dict[int, Any] = {}
+        for i in range(self.num_envs):
+            seed, options = self._seeds[i], self._options[i]
+            self._reset_args[i] = (seed, options)
+            d = self.envs[i].unwrapped.prepare_reset(seed, options or None) if self._defer[i] else None
+            if d is None:
+                self._finish_reset(i)
+            else:
+                pending[i] = ("reset", d)
+        self._decide(pending)
+        self._reset_seeds()
+        self._reset_options()
+        return self._obs_from_buf()
+
+    # ---- internals
+    def _decide(self, pending: dict[int, Any]) -> None:
+        """Decide the pending opponents' decisions, one ``batch_act`` per group of interchangeable policies,
+        until no env waits on one; each env whose prepared step or reset completes is finished."""
+        while pending:
+            groups: dict[Any, list[int]] = {}
+            for i, (_, d) in pending.items():
+                groups.setdefault(batch_key(d.policy), []).append(i)
+            following: dict[int, Any] = {}
+            for idx in groups.values():
+                decisions = [pending[i][1] for i in idx]
+                actions = decisions[0].policy.batch_act([d.view for d in decisions], [d.rng for d in decisions])
+                if len(actions) != len(idx):
+                    raise RuntimeError(f"{decisions[0].policy!r}.batch_act returned {len(actions)} actions for "
+                                       f"{len(idx)} views")
+                self.batch_stats["batches"] += 1
+                self.batch_stats["decisions"] += len(idx)
+                for i, a in zip(idx, actions):
+                    kind = pending[i][0]
+                    d = self.envs[i].unwrapped.resolve(a)
+                    if d is not None:
+                        following[i] = (kind, d)
+                    elif kind == "step":
+                        self._finish_step(i, following)
+                    else:
+                        self._finish_reset(i)
+            pending = following
+
+    def _finish_step(self, i: int, pending: dict[int, Any]) -> None:
+        """``DummyVecEnv.step_wait``'s work for env ``i`` (its step prepared, or not deferrable); an
+        auto-reset is prepared and joins ``pending`` when an opponent must decide in it."""
+        obs, self.buf_rews[i], terminated, truncated, self.buf_infos[i] = self.envs[i].step(self.actions[i])
+        self.buf_dones[i] = terminated or truncated
+        self.buf_infos[i]["TimeLimit.truncated"] = truncated and not terminated
+        if not self.buf_dones[i]:
+            self._save_obs(i, obs)
+            return
+        self.buf_infos[i]["terminal_observation"] = obs
+        self._reset_args[i] = None
+        d = self.envs[i].unwrapped.prepare_reset() if self._defer[i] else None
+        if d is None:
+            self._finish_reset(i)
+        else:
+            pending[i] = ("reset", d)
+
+    def _finish_reset(self, i: int) -> None:
+        """``DummyVecEnv``'s reset of env ``i`` (an auto-reset, or a VecEnv reset with its seed and options)."""
+        args = self._reset_args[i]
+        if args is None:
+            obs, self.reset_infos[i] = self.envs[i].reset()
+        else:
+            seed, options = args
+            obs, self.reset_infos[i] = self.envs[i].reset(seed=seed, **({"options": options} if options else {}))
+        self._save_obs(i, obs)
+
+
+__all__ = ["ChunkedSubprocVecEnv", "BatchedOpponentsVecEnv"]

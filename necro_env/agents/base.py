@@ -8,6 +8,14 @@ policy asks for it). Scripted bots read the engine state; learned policies read
 ``observation`` and ``mask``. Every policy chooses one of ``view.legal`` and draws
 all its randomness from the ``rng`` (a ``numpy.random.Generator``) it is handed,
 so a seeded match replays exactly.
+
+A policy may also decide many positions at once: ``batch_act(views, rngs) -> actions`` chooses for
+each ``views[i]`` what ``act(views[i], rngs[i])`` would (drawing from ``rngs[i]`` only, in the same
+way), with one forward pass for all of them. Policies with that method are *batchable*
+(``is_batchable``); ``batch_key(policy)`` groups interchangeable ones (equal keys: either policy's
+``batch_act`` may decide for the other's views, e.g. two loads of the same weights file). A vectorised
+training env (``training/vec_env.py``, ``BatchedOpponentsVecEnv``) uses them to decide the learned
+opponents of all its envs together; ``necro_env.single_seat`` pauses at such a seat.
 """
 from __future__ import annotations
 
@@ -108,6 +116,20 @@ class BasePolicy:
         return f"{type(self).__name__}(name={self.name!r})"
 
 
+def is_batchable(policy: object) -> bool:
+    """Whether ``policy`` decides batches of positions (has a callable ``batch_act(views, rngs)``)."""
+    return callable(getattr(policy, "batch_act", None))
+
+
+def batch_key(policy: object) -> object:
+    """What groups batchable policies: the policy's ``batch_key`` attribute (or method's result) when it has
+    one, else the object itself (a policy only batches with itself)."""
+    key = getattr(policy, "batch_key", None)
+    if key is None:
+        return ("object", id(policy))
+    return key() if callable(key) else key
+
+
 def pick_best(items: list, scores: list[float], rng: np.random.Generator, eps: float = 1e-9):
     """The item with the highest score; ties (within ``eps``) broken uniformly with ``rng``."""
     best = max(scores)
@@ -117,5 +139,5 @@ def pick_best(items: list, scores: list[float], rng: np.random.Generator, eps: f
     return top[int(rng.integers(len(top)))]
 
 
-__all__ = ["ROLES", "View", "Policy", "BasePolicy", "observer_for", "pick_best", "UntrustedPolicyError",
+__all__ = ["ROLES", "View", "Policy", "BasePolicy", "observer_for", "pick_best", "is_batchable", "batch_key", "UntrustedPolicyError",
            "PolicyFileError", "PolicyOutputError"]

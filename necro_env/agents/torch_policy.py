@@ -26,15 +26,18 @@ to load from strangers (SB3 ``.zip`` files are not: they contain pickles; see do
 ``NetPolicy`` plays one with ``act(view, rng)``: the arg-max of the network's logits over the
 legal actions (``deterministic=True``, the default) or a sample among the legal actions drawn with
 the ``rng`` it is handed; only legal actions are ever ranked, so no weights can choose an illegal
-one, and logits no action can be drawn from raise ``PolicyOutputError``.
+one, and logits no action can be drawn from raise ``PolicyOutputError``. ``batch_act(views, rngs)``
+decides many views with one forward pass, by the same rule for each row (a batchable policy: see
+``necro_env.agents.base``).
 torch is imported when this module is (only when a learned policy is built or loaded).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import struct
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import torch
@@ -64,6 +67,7 @@ class NetPolicy(BasePolicy):
         self.name = name
         self.deterministic = deterministic
         self.role = role
+        self._digest: str | None = None  # batch_key's digest of the weights (computed when first asked)
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
         """Masked logits (illegal actions at ``-inf``) for one observation (1-D) or a batch (2-D)."""
@@ -81,7 +85,50 @@ class NetPolicy(BasePolicy):
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        lg = self.logits(view.observation, view.mask.astype(bool))
+        return self._choose(self.logits(view.observation, view.mask.astype(bool)), legal, rng)
+
+    def batch_act(self, views: Sequence[View], rngs: Sequence[np.random.Generator]) -> list[int]:
+        """``[act(v, r) for v, r in zip(views, rngs)]`` with one forward pass for every view that has more
+        than one legal action (a view with one is answered without the network, as ``act`` answers it).
+        Each choice is made by ``act``'s rule from its own row of logits and drawn from its own ``rngs[i]``;
+        the rows of a batched forward pass can differ from single ones in the last float bits, so a
+        near-tie may rarely be decided the other way."""
+        if len(views) != len(rngs):
+            raise ValueError(f"batch_act needs one generator per view, got {len(views)} views and {len(rngs)} "
+                             f"generators")
+        out: list[int] = [0] * len(views)
+        rows = []
+        for i, v in enumerate(views):
+            legal = v.legal
+            if len(legal) == 1:
+                out[i] = legal[0]
+            else:
+                rows.append(i)
+        if rows:
+            obs = np.stack([views[i].observation for i in rows])
+            mask = np.stack([views[i].mask for i in rows]).astype(bool)
+            lg = self.logits(obs, mask)
+            for k, i in enumerate(rows):
+                out[i] = self._choose(lg[k], views[i].legal, rngs[i])
+        return out
+
+    def batch_key(self) -> tuple:
+        """Policies with equal keys decide alike (``necro_env.agents.base.batch_key``): the class, the name,
+        the acting rule and a digest of the architecture and weights (taken once, on the first call: the
+        weights of a policy that is batched are treated as frozen). A subclass that computes its logits
+        otherwise from settings of its own must add them to the key."""
+        if getattr(self, "_digest", None) is None:
+            h = hashlib.sha256(json.dumps(getattr(self.net, "arch", type(self.net).__name__), sort_keys=True,
+                                          default=str).encode())
+            for k, v in self.net.state_dict().items():
+                t = v.detach().cpu().contiguous()
+                h.update(f"{k}:{t.dtype}:{tuple(t.shape)}".encode())
+                h.update(t.numpy().tobytes())
+            self._digest = h.hexdigest()
+        return (f"{type(self).__module__}.{type(self).__qualname__}", self.name, bool(self.deterministic), self._digest)
+
+    def _choose(self, lg: torch.Tensor, legal: list[int], rng: np.random.Generator) -> int:
+        """``act``'s rule on one row of masked logits: arg-max (lowest index on a tie) or a sample."""
         if self.deterministic:
             sub = lg[torch.as_tensor(legal)]
             if bool(torch.isnan(sub).any()):
