@@ -19,7 +19,7 @@ def test_the_table_covers_every_shipped_policy_against_its_baseline():
     assert sorted(c.policy.removeprefix("pretrained:") for c in demo.SHIPPED) == pretrained_names()
     assert [(c.policy, c.players, c.role) for c in demo.SHIPPED] == [
         ("pretrained:necromancer_3p", 3, "necromancer"), ("pretrained:necromancer_6p", 6, "necromancer"),
-        ("pretrained:player_2p", 2, "player")]
+        ("pretrained:player_2p", 2, "player"), ("pretrained:players_3p", 3, "players")]
     # The player's reference spec is the greedy player under another name (a test seat must differ by name).
     from necro_env.agents.greedy import GreedyAgent
 
@@ -40,7 +40,7 @@ def test_shipped_table_pairs_each_policy_with_its_baseline_on_the_same_games():
         lo, hi = row["difference_ci95"]
         assert lo <= row["difference"] <= hi
     assert [r["reference"]["policy"] for r in table["rows"]] == ["heuristic Necromancer", "heuristic Necromancer",
-                                                                 "greedy player"]
+                                                                 "greedy player", "greedy players"]
     text = demo.format_shipped(table).splitlines()
     assert len(text) == 2 + len(demo.SHIPPED)
     for line, row in zip(text[2:], table["rows"]):
@@ -61,6 +61,12 @@ def test_a_row_reports_the_seat_it_names():
     got = necro.evaluate("random", games=4, seed=3, workers=1)
     res = evaluate(players=3, necromancer_spec="random", players_spec="greedy", games=4, seed=3)
     assert got == {k: res["necromancer"][k] for k in ("wins", "games", "win_rate", "ci95")}
+    team = next(c for c in demo.SHIPPED if c.role == "players")  # the games the heuristic Necromancer loses
+    got = team.evaluate("random", games=6, seed=3, workers=1)
+    res = evaluate(players=3, necromancer_spec="heuristic", players_spec="random", games=6, seed=3)
+    lo, hi = res["necromancer"]["ci95"]
+    assert got == {"wins": 6 - res["necromancer"]["wins"], "games": 6, "win_rate": 1 - res["necromancer"]["win_rate"],
+                   "ci95": [1 - hi, 1 - lo]}
 
 
 @pytest.mark.parametrize("a, b", [((80, 100), (50, 100)), ((5, 10), (5, 10)), ((0, 20), (20, 20))])

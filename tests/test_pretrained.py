@@ -15,10 +15,11 @@ from necro_env.agents.base import View  # noqa: E402
 from necro_env.agents.registry import PRETRAINED_DIR, make_policy, pretrained_names  # noqa: E402
 from necro_env.game import ConfigError, Game, GameConfig, Phase, decode  # noqa: E402
 
-SHIPPED = {"necromancer_3p": "necromancer", "necromancer_6p": "necromancer", "player_2p": "player"}
+SHIPPED = {"necromancer_3p": "necromancer", "necromancer_6p": "necromancer", "player_2p": "player",
+           "players_3p": "player"}  # a team network is a player policy (it acts for any player seat)
 
 
-def test_the_three_policies_are_shipped_weights_only_and_small():
+def test_the_policies_are_shipped_weights_only_and_small():
     assert set(SHIPPED) <= set(pretrained_names())
     for name in SHIPPED:
         path = PRETRAINED_DIR / f"{name}.safetensors"

@@ -42,6 +42,12 @@ def test_a_wall_time_cap_is_a_learning_key_only_where_it_stopped_the_run():
     assert reproduce.config_differences(rec, now, cap_bound=False) == []
 
 
+def test_a_key_added_later_at_its_default_is_no_difference():
+    rec, now = {"seed": 0}, {"seed": 0, "opponent_pool": None, "pipeline": True}
+    assert reproduce.config_differences(rec, now, defaults={"opponent_pool": None, "pipeline": False}) == [
+        "pipeline: not recorded (added later), now True"]
+
+
 def test_config_differences_name_changed_added_and_dropped_keys_but_not_where_a_run_goes():
     rec = {"name": "abl", "out_dir": "runs/x", "learning_rate": 3e-4, "gone": 1, "same": 2}
     now = {"name": "n", "out_dir": "runs", "learning_rate": 5e-4, "new": True, "same": 2}

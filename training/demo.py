@@ -14,7 +14,8 @@
    the same seeded games (default: the first 400 of seed 2024, the report seeds of
    docs/results/LEARNING.md): ``pretrained:necromancer_3p`` and ``pretrained:necromancer_6p`` against
    the heuristic Necromancer, both among greedy players, and ``pretrained:player_2p`` against greedy
-   in the 2-seat base game (its seat rotated). These games run beside the training (their worker
+   in the 2-seat base game (its seat rotated), and the team ``pretrained:players_3p`` against greedy players,
+   both in every player seat against the heuristic Necromancer (a team's win rate: the games he loses). These games run beside the training (their worker
    processes take the core the training leaves idle); the table and ``summary.json``'s ``shipped``
    give both win rates with their intervals and the difference. ``--shipped-games 0`` skips it.
    The exit code does not depend on it.
@@ -97,7 +98,7 @@ class ShippedCheck:
 
     policy: str
     players: int
-    role: str  # "necromancer" or "player"
+    role: str  # "necromancer", "player" (the base game's rotated seat) or "players" (a team in every player seat)
     reference: str  # what the reference is called in the table
     reference_spec: str  # its policy spec
 
@@ -109,6 +110,13 @@ class ShippedCheck:
             res = evaluate(players=self.players, necromancer_spec=spec, players_spec="greedy", games=games,
                            seed=seed, workers=workers)
             side = res["necromancer"]
+        elif self.role == "players":  # the team in every player seat wins the games the heuristic Necromancer loses
+            res = evaluate(players=self.players, necromancer_spec="heuristic", players_spec=spec, games=games,
+                           seed=seed, workers=workers)
+            necro = res["necromancer"]
+            lo, hi = necro["ci95"]
+            return {"wins": games - necro["wins"], "games": games, "win_rate": 1.0 - necro["win_rate"],
+                    "ci95": [1.0 - hi, 1.0 - lo]}
         else:  # the base game: one test seat (rotated) against greedy in the others, as LEARNING.md measures it
             res = evaluate(players=self.players, necromancer=False, players_spec=spec, opponents_spec="greedy",
                            games=games, seed=seed, workers=workers)
@@ -123,6 +131,7 @@ SHIPPED = (
     ShippedCheck("pretrained:necromancer_3p", 3, "necromancer", "heuristic Necromancer", "heuristic"),
     ShippedCheck("pretrained:necromancer_6p", 6, "necromancer", "heuristic Necromancer", "heuristic"),
     ShippedCheck("pretrained:player_2p", 2, "player", "greedy player", "heuristic"),
+    ShippedCheck("pretrained:players_3p", 3, "players", "greedy players", "greedy"),
 )
 
 
@@ -143,7 +152,8 @@ def shipped_table(games: int, seed: int, workers: int, checks=SHIPPED) -> dict:
     for c in checks:
         shipped = c.evaluate(c.policy, games, seed, workers)
         ref = c.evaluate(c.reference_spec, games, seed, workers)
-        rows.append({"policy": c.policy, "players": c.players, "role": c.role, "opponents": "greedy",
+        against = "heuristic" if c.role == "players" else "greedy"  # the team faces the heuristic Necromancer
+        rows.append({"policy": c.policy, "players": c.players, "role": c.role, "opponents": against,
                      "shipped": shipped, "reference": {"policy": c.reference, **ref},
                      "difference": shipped["win_rate"] - ref["win_rate"],
                      "difference_ci95": difference_interval(shipped, ref)})

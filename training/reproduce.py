@@ -21,6 +21,7 @@ A run directory that exists already is an error from train.py (delete it, or pas
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import subprocess
 import sys
@@ -50,17 +51,20 @@ def recorded(name: str) -> tuple[str, dict]:
     return role, info
 
 
-def config_differences(record: dict, now: dict, cap_bound: bool = True) -> list[str]:
+def config_differences(record: dict, now: dict, cap_bound: bool = True, defaults: dict | None = None) -> list[str]:
     """One line per learning key whose recorded value differs from the config's value now.
 
     cap_bound: whether the recorded run was stopped by its wall-time cap (``max_minutes``); a cap that
     never bound (the run stopped at ``total_steps``) did not shape what was learned, so it is no
-    learning key then."""
+    learning key then. defaults: the keys' default values; a key added after the recorded run that is at
+    its default now (e.g. an option that is off) changes nothing the run did, so it is not listed."""
     lines = []
     for key in sorted(set(record) | set(now)):
         if key in NOT_LEARNING or (key == "max_minutes" and not cap_bound):
             continue
         if key not in record:
+            if defaults is not None and key in defaults and defaults[key] == now[key]:
+                continue
             lines.append(f"{key}: not recorded (added later), now {now[key]!r}")
         elif key not in now:
             lines.append(f"{key}: recorded {record[key]!r}, no longer a key")
@@ -93,13 +97,16 @@ def plan(name: str, out_dir: str, resume: bool = False) -> dict:
     role = "players" if record.get("learner") == "players" else role  # a team: evaluated in every player seat
     config = ROOT / "configs" / f"{name}.yaml"
     now = load_config(config).to_dict()
+    from training.config import TrainConfig
+    defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig) if f.default is not dataclasses.MISSING}
     seed = record["seed"]
     run_dir = Path(out_dir) / f"{now['name']}__s{seed}"
     train = [sys.executable, str(ROOT / "training" / "train.py"), "--config", str(config), "--seed", str(seed),
              "--out-dir", out_dir] + (["--resume"] if resume else [])
     return {"name": name, "role": role, "seed": seed, "players": now["players"], "run_dir": str(run_dir),
             "shipped_steps": info.get("steps"), "shipped_stopped_by": info.get("stopped_by"),
-            "differences": config_differences(record, now, info.get("stopped_by") == "max_minutes"), "train": train,
+            "differences": config_differences(record, now, info.get("stopped_by") == "max_minutes", defaults),
+            "train": train,
             "evaluate": {"retrained": evaluate_command(str(run_dir / "final.safetensors"), role, now["players"]),
                          "shipped": evaluate_command(f"pretrained:{name}", role, now["players"])}}
 
