@@ -310,22 +310,24 @@ class TrainConfig:
         return d
 
 
-def _build(cls, data: dict, where: str):
+def check_keys(cls, data: Any, where: str, error: type[TrainConfigError] = TrainConfigError) -> dict:
+    """``data`` if it is a mapping whose keys are all fields of the dataclass ``cls``; ``error`` otherwise,
+    naming the unknown keys and the allowed ones."""
     if not isinstance(data, dict):
-        raise TrainConfigError(f"{where} must be a mapping, got {type(data).__name__}")
+        raise error(f"{where} must be a mapping, got {type(data).__name__}")
     known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise TrainConfigError(f"unknown key(s) {unknown} in {where}; allowed: {sorted(known)}")
+        raise error(f"unknown key(s) {unknown} in {where}; allowed: {sorted(known)}")
     return data
 
 
 def config_from_dict(data: dict, where: str = "config") -> TrainConfig:
-    data = dict(_build(TrainConfig, data, where))
+    data = dict(check_keys(TrainConfig, data, where))
     if data.get("selfplay") is not None:
-        data["selfplay"] = SelfPlayConfig(**_build(SelfPlayConfig, data["selfplay"], f"{where}: selfplay"))
+        data["selfplay"] = SelfPlayConfig(**check_keys(SelfPlayConfig, data["selfplay"], f"{where}: selfplay"))
     if data.get("warm_start") is not None:
-        data["warm_start"] = WarmStartConfig(**_build(WarmStartConfig, data["warm_start"], f"{where}: warm_start"))
+        data["warm_start"] = WarmStartConfig(**check_keys(WarmStartConfig, data["warm_start"], f"{where}: warm_start"))
     for key in ("opponent_pool", "necromancer_pool"):
         pool = data.get(key)
         if pool is None:

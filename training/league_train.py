@@ -75,7 +75,7 @@ import numpy as np
 
 from necro_env.game.errors import ConfigError, NecroEnvError, StateError
 from necro_env.stats import wilson
-from training.config import TrainConfig, TrainConfigError, config_from_dict, load_config, read_yaml
+from training.config import TrainConfig, TrainConfigError, check_keys, config_from_dict, load_config, read_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 SIDES = ("necromancer", "players")
@@ -228,12 +228,7 @@ def league_config_from_dict(data: Any, where: str = "league config") -> LeagueTr
     """A checked ``LeagueTrainConfig``; ``LeagueConfigError`` names the bad key or value."""
     from necro_env.agents.registry import check_policy
 
-    if not isinstance(data, dict):
-        raise LeagueConfigError(f"{where} must be a mapping, got {type(data).__name__}")
-    known = {f.name for f in dataclasses.fields(LeagueTrainConfig)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise LeagueConfigError(f"unknown key(s) {unknown} in {where}; allowed: {sorted(known)}")
+    check_keys(LeagueTrainConfig, data, where, LeagueConfigError)
     for key in ("name", "generations", "necromancer_side", "players_side"):
         if key not in data:
             raise LeagueConfigError(f"{where}: the key {key!r} is required")
