@@ -277,8 +277,9 @@ def _train_and_report(args, cfg, t0: float, shipped_job) -> int:
     print(verdict)
     if shipped is not None:
         print()
-        print(f"The shipped policies against the baselines, among greedy players ({shipped['games']} games "
-              f"each, seed {shipped['seed']}, the same games for both sides of a row):")
+        print(f"The shipped policies against the baselines (the Necromancers among greedy players, the team "
+              f"against the heuristic Necromancer; {shipped['games']} games each, seed {shipped['seed']}, the same "
+              f"games for both sides of a row):")
         print(format_shipped(shipped))
         print("difference: the shipped policy's win rate minus the baseline's, its interval from the two "
               "intervals (Newcombe)")
