@@ -199,10 +199,9 @@ class SingleSeatEnv(gym.Env):
         self.seat = self.game.necro_seat if learner == "necromancer" else self.player_seats[0]
         self._policies: list[Any] = []
         self._opp_rng = np.random.default_rng(0)
-        # the stretch of reward is read at one seat: the learner's, or for the team any player seat (all equal)
-        self._reward_seat = self.seat
-        self._until: int | tuple[int, ...] = tuple(self.player_seats) if learner == "players" else self.seat
-        self._tracker = RewardTracker(self.game, reward, shaping, seats=(self._reward_seat,))
+        # the seats the learner holds; its reward is read at the first (for the team every player seat's is equal)
+        self._learner_seats = self._mine(self.seat)
+        self._tracker = RewardTracker(self.game, reward, shaping, seats=self._learner_seats[:1])
         self._episode_seed = 0
         self._deferred: list | None = None  # a prepared step/reset (see prepare_step)
 
@@ -237,13 +236,12 @@ class SingleSeatEnv(gym.Env):
             self.seat = self.player_seats[self._episode % len(self.player_seats)]
         else:
             self.seat = int(self.learner_seat_spec)
-        if self.learner != "players":
-            self._reward_seat = self._until = self.seat
+        self._learner_seats = self._mine(self.seat)
         self._episode += 1
         self._policies = self._assign_policies()
         self.state = self.game.new_state(self._episode_seed % (2**63))
         yield from self._advance_gen(defer)
-        self._tracker.reset(self.state, seats=(self._reward_seat,))  # rewards count from the learner's first decision
+        self._tracker.reset(self.state, seats=self._learner_seats[:1])  # rewards count from the learner's first decision
         if self.render_mode == "human":
             self.render()
         return self._obs(), self._info()
@@ -271,7 +269,7 @@ class SingleSeatEnv(gym.Env):
             return self._obs(), ILLEGAL_REWARD, True, False, {**self._info(), "illegal_action": a}
         self.game.apply(st, a)
         yield from self._advance_gen(defer)
-        reward = self._tracker.advance_seat(st, self._reward_seat)
+        reward = self._tracker.advance_seat(st, self._learner_seats[0])
         terminated = bool(st.over)
         info = self._info()
         if terminated:
@@ -356,7 +354,7 @@ class SingleSeatEnv(gym.Env):
             self._advance()
             return
         st, game = self.state, self.game
-        mine = (self._until,) if isinstance(self._until, int) else tuple(self._until)
+        mine = self._learner_seats
         stops = mine + tuple(s for s, p in enumerate(self._policies) if p is not None and is_batchable(p))
         while True:
             loop.play(game, st, self._policies, self._opp_rng, until=stops)
@@ -387,7 +385,7 @@ class SingleSeatEnv(gym.Env):
     # ------------------------------------------------------------------ internals
     def _assign_policies(self, learner_seat: int | None = None, sample: bool = True) -> list[Any]:
         seat = self.seat if learner_seat is None else learner_seat
-        mine = set(self.player_seats) if self.learner == "players" else {seat}
+        mine = self._mine(seat)
         pols: list[Any] = [None] * self.game.num_seats
         team = self._player_policy
         if self.players_sampler is not None and sample and any(s not in mine for s in self.player_seats):
@@ -407,7 +405,8 @@ class SingleSeatEnv(gym.Env):
     def _advance(self) -> None:
         """Let the other seats play (``necro_env.loop.play``) until the learner must decide or the game ends."""
         st = self.state
-        loop.play(self.game, st, self._policies, self._opp_rng, until=self._until)
+        mine = self._learner_seats
+        loop.play(self.game, st, self._policies, self._opp_rng, until=mine[0] if len(mine) == 1 else mine)
         if self.learner == "players" and not st.over:
             self.seat = st.decider
 
@@ -442,8 +441,8 @@ class SingleSeatEnv(gym.Env):
             "episode": self._episode,
             "episode_seed": self._episode_seed,
             "seat": self.seat,
-            "last_coins": self._tracker.last_coins[self._reward_seat] if self._tracker.last_coins else 0,
-            "phi": self._tracker.last_phi.get(self._reward_seat, 0.0),
+            "last_coins": self._tracker.last_coins[self._learner_seats[0]] if self._tracker.last_coins else 0,
+            "phi": self._tracker.last_phi.get(self._learner_seats[0], 0.0),
             "policies": _policy_names(self._policies),
         }
 
@@ -486,7 +485,7 @@ class SingleSeatEnv(gym.Env):
         names = data["policies"]
         if not isinstance(names, list) or len(names) != (self.game.num_seats if state is not None else len(names)) \
                 or not all(n is None or isinstance(n, str) for n in names) \
-                or (state is not None and [i for i, n in enumerate(names) if n is None] != self._mine(seat)):
+                or (state is not None and [i for i, n in enumerate(names) if n is None] != list(self._mine(seat))):
             raise StateError(f"single-seat env state policies must name the policy of every seat but the "
                              f"learner's ({seat}), got {short_repr(names)}")
         policies = self._restore_policies(names, seat) if state is not None else []
@@ -494,18 +493,17 @@ class SingleSeatEnv(gym.Env):
         self._gen, self._opp_rng, self.state = gen, opp, state
         self._episode, self._episode_seed = episode, episode_seed
         self.seat = seat
-        reward_seat = self.player_seats[0] if self.learner == "players" else seat
+        self._learner_seats = self._mine(seat)
+        reward_seat = self._learner_seats[0]
         memory = list(state.coins) if state is not None else [0] * self.game.num_seats
         memory[reward_seat] = last_coins  # the learner's coins when last paid; the other seats' are not tracked
         self._tracker.restore(memory, {reward_seat: phi}, seats=(reward_seat,))
-        self._reward_seat = reward_seat
-        self._until = tuple(self.player_seats) if self.learner == "players" else seat
         self._policies = policies
         self._deferred = None
 
-    def _mine(self, seat: int) -> list[int]:
+    def _mine(self, seat: int) -> tuple[int, ...]:
         """The seats the learner plays when ``seat`` is its (deciding) seat."""
-        return list(self.player_seats) if self.learner == "players" else [seat]
+        return tuple(self.player_seats) if self.learner == "players" else (seat,)
 
     def _seats_for(self, episode: int) -> list[int]:
         """The seats the learner may hold after ``episode`` resets."""
