@@ -312,4 +312,59 @@ def test_league_cli_reports_a_bad_config_in_one_line(tmp_path):
     proc = _cli(str(bad), "--out-dir", str(tmp_path))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "mixture must be" in proc.stderr
-    assert load_league_config(ROOT / "configs/league_3p.yaml").steps_of(2) == 3_000_000
+    shipped = load_league_config(ROOT / "configs/league_3p.yaml")
+    assert shipped.steps_of(2) == 1_200_000 and shipped.necromancer_side.carry_on
+
+
+# ---------------------------------------------------------------- where generations start; the mixture's floor
+def test_sides_start_from_init_and_carry_on_from_their_previous_generation(tmp_path):
+    from training.league_train import League
+
+    d = _tiny_dict()
+    d.update(generations=4, out_dir=str(tmp_path))
+    d["necromancer_side"] = {**d["necromancer_side"], "init": "pretrained:necromancer_3p", "carry_on": True,
+                             "overrides": {}}
+    cfg = league_config_from_dict(d)
+    league = League(cfg, progress=False)
+    league.state = {"pools": {"necromancer": [{"name": "heuristic", "spec": "heuristic", "generation": 0}],
+                              "players": [{"name": "greedy", "spec": "greedy", "generation": 0}]}}
+    assert league.init_of(1) == "pretrained:necromancer_3p"  # the side's first generation: its init
+    assert league.init_of(2) is None  # the players' side has none: the recipe's warm start
+    league.state["pools"]["necromancer"].append({"name": "necromancer_g1", "spec": "runs/g1.safetensors",
+                                                 "generation": 1})
+    assert league.init_of(3) == str((league.dir / "runs/g1.safetensors").resolve())  # carry_on
+    tc = cfg.train_config(3, league.dir, [{"spec": "greedy", "weight": 1.0}], "pretrained:necromancer_3p")
+    assert tc.init_policy == "pretrained:necromancer_3p" and tc.warm_start is None
+    assert cfg.train_config(2, league.dir, None).warm_start is not None and cfg.train_config(2, league.dir, None).init_policy is None
+    d["necromancer_side"]["carry_on"] = False
+    league = League(league_config_from_dict(d), progress=False)
+    league.state = {"pools": {"necromancer": [{"name": "necromancer_g1", "spec": "x.safetensors", "generation": 1}]}}
+    assert league.init_of(3) == "pretrained:necromancer_3p"  # without carry_on every generation starts at init
+
+
+def test_uniform_share_mixes_the_uniform_mixture_into_the_nash_one(tmp_path, monkeypatch):
+    from training.league_train import League
+
+    d = {**_tiny_dict(), "out_dir": str(tmp_path)}
+    for share, want in ((0.0, {"greedy": 1.0}), (0.4, {"greedy": 0.8, "random": 0.2})):
+        league = League(league_config_from_dict({**d, "uniform_share": share}), progress=False)
+        league.state = {"pools": {"necromancer": [{"name": "heuristic", "spec": "heuristic", "generation": 0}],
+                                  "players": [{"name": "greedy", "spec": "greedy", "generation": 0},
+                                              {"name": "random", "spec": "random", "generation": 0}]}}
+        monkeypatch.setattr(League, "matrix", lambda self: np.array([[0.4, 0.9]]))  # greedy is the players' best
+        mix, value, _ = league.mixture("necromancer")
+        assert mix.keys() == want.keys() and all(mix[k] == pytest.approx(w, abs=0.01) for k, w in want.items())
+        assert value == pytest.approx(0.4, abs=0.01)
+
+
+@pytest.mark.parametrize("data,match", [
+    ({**_tiny_dict(), "uniform_share": 1.0}, r"uniform_share must be a number in \[0, 1\)"),
+    (_side("players", init="greedy"), "init must be null or a policy file"),
+    (_side("players", carry_on="yes"), "carry_on must be true or false"),
+    (_side("players", overrides={"init_policy": "pretrained:players_3p"}), r"may not set \['init_policy'\]"),
+    (_side("players", init="pretrained:necromancer_3p"), "a necromancer policy, the learner is the player"),
+    (_side("players", init="pretrained:players_3p"), "is not the config's"),  # the tiny recipe's MLP
+])
+def test_league_start_errors_are_named(data, match):
+    with pytest.raises(LeagueConfigError, match=match):
+        league_config_from_dict(data)

@@ -646,3 +646,47 @@ def test_report_rejects_a_malformed_band(tmp_path, band, capsys):
         report.main([str(run), "--band", band])
     assert e.value.code == 2
     assert "--band must be NAME=WIN,LO,HI" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- PPO from a policy file (init_policy)
+def test_init_policy_is_the_runs_starting_point(tmp_path):
+    from safetensors.torch import load_file
+
+    from necro_env.agents.nets import build_net
+    from necro_env.agents.torch_policy import save_policy
+    from training.train import train
+
+    torch.manual_seed(7)
+    src = build_net({"kind": "mlp", "hidden": [32, 32]})
+    with torch.no_grad():
+        for p in src.parameters():
+            p.add_(torch.randn_like(p))  # weights no fresh network has
+    init = tmp_path / "init.safetensors"
+    save_policy(src, init, "necromancer")
+    run = train(tiny(tmp_path, init_policy=str(init)), progress=False, stop_after=128)
+    start, want = load_file(run / "start.safetensors"), load_file(init)
+    assert set(start) == set(want) and all(torch.equal(start[k], want[k]) for k in want)
+    fresh = train(tiny(tmp_path, name="fresh"), progress=False, stop_after=128)
+    other = load_file(fresh / "start.safetensors")
+    assert not all(torch.equal(other[k], want[k]) for k in want)  # without it the start is a fresh network
+
+
+def test_init_policy_errors_are_named(tmp_path):
+    from necro_env.agents.nets import build_net
+    from necro_env.agents.torch_policy import save_policy
+
+    small = tmp_path / "small.safetensors"
+    save_policy(build_net({"kind": "mlp", "hidden": [8]}), small, "necromancer")
+    player = tmp_path / "player.safetensors"
+    save_policy(build_net({"kind": "mlp", "hidden": [32, 32]}), player, "player")
+    for over, match in [
+        (dict(init_policy=str(small)), "is not the config's"),
+        (dict(init_policy=str(player)), "a player policy, the learner is the necromancer"),
+        (dict(init_policy="pretrained:no_such"), "no pretrained policy 'no_such'"),
+        (dict(init_policy="greedy"), "pretrained:NAME or a .safetensors policy file"),
+        (dict(init_policy=str(small), warm_start={"teacher": "heuristic"}), "both choose PPO's starting point"),
+    ]:
+        d = tiny(tmp_path).to_dict()
+        d.update(over)
+        with pytest.raises(TrainConfigError, match=match):
+            config_from_dict(d)

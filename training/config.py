@@ -109,6 +109,10 @@ class TrainConfig:
         checkpoints (the run's end included; every ``checkpoint_every`` steps); 1: the last weights.
     vf_coef, max_grad_norm: PPO's value-loss weight and gradient clipping.
     warm_start: optional WarmStartConfig (behaviour cloning before PPO).
+    init_policy: optional policy spec (``pretrained:NAME`` or a ``.safetensors`` path) of the learner's
+        role whose weights are PPO's starting point; its architecture must be the config's network.
+        Not with ``warm_start`` (both choose the starting point). training/league_train.py uses it to
+        go on from a side's previous generation.
     learning_rate, n_steps, batch_size, n_epochs, gamma, gae_lambda, ent_coef, clip_range: PPO.
     checkpoint_every: steps between resumable checkpoints (0 = only at the end).
     eval_every: steps between evaluations against the baselines (0 = none); eval_games per evaluation.
@@ -163,6 +167,7 @@ class TrainConfig:
     game_options: dict = field(default_factory=dict)
     selfplay: SelfPlayConfig | None = None
     warm_start: WarmStartConfig | None = None
+    init_policy: str | None = None
     out_dir: str = "runs"
 
     def __post_init__(self) -> None:
@@ -247,6 +252,14 @@ class TrainConfig:
             need(isinstance(ws.teacher, str), "warm_start: teacher must be a policy spec (a string)")
             need(0 < ws.learning_rate < 1 and ws.value_coef >= 0,
                  "warm_start: learning_rate in (0, 1), value_coef >= 0")
+        if self.init_policy is not None:
+            need(isinstance(self.init_policy, str) and self.init_policy.strip() != "",
+                 f"init_policy must be null or a policy spec (pretrained:NAME or a .safetensors file), "
+                 f"got {self.init_policy!r}")
+            need(self.warm_start is None, "init_policy and warm_start both choose PPO's starting point: use one of them")
+            need(self.init_policy.strip().lower().startswith("pretrained:") or self.init_policy.endswith(".safetensors"),
+                 f"init_policy must be pretrained:NAME or a .safetensors policy file, got {self.init_policy!r}")
+            self._check_init_policy()
         need(isinstance(self.game_options, dict), "game_options must be a mapping")
         reserved = {"players", "necromancer"} & set(self.game_options)
         need(not reserved, f"game_options may not set {sorted(reserved)}: use the top-level keys")
@@ -289,6 +302,31 @@ class TrainConfig:
             need(ints and isinstance(sp.p_snapshot, (int, float)) and not isinstance(sp.p_snapshot, bool)
                  and sp.snapshot_every >= 1 and sp.pool_size >= 1 and 0 <= sp.p_snapshot <= 1,
                  "selfplay: snapshot_every >= 1, pool_size >= 1 (ints), p_snapshot in [0, 1]")
+
+    def _check_init_policy(self) -> None:
+        """``init_policy`` names a policy file of the learner's role whose network is the config's."""
+        from necro_env.agents.registry import PRETRAINED_DIR, PRETRAINED_PREFIX, check_policy
+
+        role = "necromancer" if self.learner == "necromancer" else "player"
+        spec = self.init_policy.strip()
+        try:
+            check_policy(spec, role)
+        except ConfigError as err:
+            raise TrainConfigError(f"init_policy: {err}") from None
+        path = (PRETRAINED_DIR / f"{spec[len(PRETRAINED_PREFIX):]}.safetensors"
+                if spec.lower().startswith(PRETRAINED_PREFIX) else Path(spec))
+        try:
+            from necro_env.agents.nets import build_net
+            from necro_env.agents.torch_policy import policy_header
+        except ImportError:  # torch missing: train.py reports that itself
+            return
+        header = policy_header(path)  # PolicyFileError (a ConfigError) if it is not one
+        if header["role"] != role:
+            raise TrainConfigError(f"init_policy {spec}: a {header['role']} policy, the learner is the {role}")
+        mine = build_net(self.net_spec).arch
+        if header["arch"] != mine:
+            raise TrainConfigError(f"init_policy {spec}: its network {header['arch']} is not the config's {mine} "
+                                   f"(set policy and net to the file's)")
 
     @property
     def net_spec(self) -> dict:

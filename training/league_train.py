@@ -13,11 +13,16 @@ other side's pool, adds the run's ``final.safetensors`` to its side's pool, and 
   generation's ``total_steps``; the mixture goes into the generated config's ``opponent_pool`` (the
   players' pool) or ``necromancer_pool`` (the Necromancer's): each training episode draws one policy
   of the other side by its weight (``training.policies.PoolSampler``; learned files play the arg-max).
-  Each generation starts **fresh from the recipe** (its warm start, behaviour cloning of the scripted
-  teacher against the recipe's own ``opponents`` / ``necromancer_opponent``, then PPO against the
-  mixture) rather than from the side's previous generation: every generation is then a best response
+  Where a generation starts is the side's choice. By default it starts **fresh from the recipe** (its
+  warm start, behaviour cloning of the scripted teacher against the recipe's own ``opponents`` /
+  ``necromancer_opponent``, then PPO against the mixture): every generation is then a best response
   to its mixture from the same starting point, as in PSRO (Lanctot et al. 2017), and a generation that
-  went wrong does not carry into the next. Run ``g`` is ``<league>/runs/g<gg>_<side>__s<seed+g>``.
+  went wrong does not carry into the next. A side's ``init`` (a policy file, e.g. a shipped
+  ``pretrained:NAME``) is instead the starting point of its generations (the train config's
+  ``init_policy``, no warm start), and with ``carry_on`` every generation after the side's first goes on
+  from the side's previous generation, as AlphaStar's main agents do: the league then spends its steps
+  on the new opponents rather than on learning the game again. Run ``g`` is
+  ``<league>/runs/g<gg>_<side>__s<seed+g>``.
 * **Mixture** (``mixture``): ``uniform`` (every member of the other side's pool alike) or ``nash``: the
   Nash equilibrium of the two-side zero-sum meta-game on the current payoff matrix (the Necromancer's
   win rate is his payoff, the players' is its negative), the other side's half of it. It is solved by
@@ -25,7 +30,10 @@ other side's pool, adds the run's ``final.safetensors`` to its side's pool, and 
   response to the other's empirical mixture, ties to the lower index, and the empirical frequencies are
   the answer), which needs no LP solver (scipy is not a dependency of necro_env), is deterministic, and
   comes with its own accuracy: the duality gap ``max(A y) - min(x A)``, recorded with the mixture
-  (``nash_gap``: 0 at an exact equilibrium). Members of zero weight are left out of the training pool.
+  (``nash_gap``: 0 at an exact equilibrium). ``uniform_share`` (0 by default) mixes that much of the
+  uniform mixture into the Nash one, ``(1 - s) nash + s uniform``, so that no member of the pool is
+  forgotten (a Necromancer trained only against the strongest team may lose to the greedy one).
+  Members of zero weight are left out of the training pool.
 * **Payoff matrix** (Necromancer pool x players pool): the Necromancer's win rate with a 95% Wilson
   interval over ``eval_games`` games seeded as ``necro-env evaluate --seed SEED`` seeds them (game i
   from ``SeedSequence([seed, i])``, the same games for every entry), through ``necro_env.evaluate``'s
@@ -105,12 +113,18 @@ class SideConfig:
     overrides: train-config keys set on top of the recipe (not name, players, learner, seed, out_dir,
         the pools or total_steps, which the league sets).
     pool: the side's initial pool, policy specs (scripts, shipped ``pretrained:NAME``, files).
+    init: None (each generation starts from the recipe's warm start) or a policy file spec of the
+        side's role (``pretrained:NAME``, a ``.safetensors`` path) whose weights are where its
+        generations start (the recipe's network must be the file's).
+    carry_on: every generation of the side after its first starts from the side's previous generation.
     """
 
     recipe: str
     pool: tuple[str, ...]
     total_steps: int | tuple[int, ...] | None = None
     overrides: dict = field(default_factory=dict)
+    init: str | None = None
+    carry_on: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,7 +133,8 @@ class LeagueTrainConfig:
 
     name: the league's directory name (``<out_dir>/<name>``); players: seats, the Necromancer included;
     generations: how many policies are trained (alternating sides); first: the side trained in
-    generation 1; mixture: "uniform" or "nash"; eval_games: games per payoff-matrix entry;
+    generation 1; mixture: "uniform" or "nash"; uniform_share: the part of the uniform mixture mixed
+    into the Nash one (0 <= s < 1); eval_games: games per payoff-matrix entry;
     eval_workers: processes that play them; seed: the games' seed (generation g trains with seed + g).
     """
 
@@ -130,6 +145,7 @@ class LeagueTrainConfig:
     players: int = 3
     first: str = "necromancer"
     mixture: str = "nash"
+    uniform_share: float = 0.0
     eval_games: int = 200
     eval_workers: int = 1
     seed: int = 0
@@ -161,13 +177,17 @@ class LeagueTrainConfig:
                 d[s]["total_steps"] = list(d[s]["total_steps"])
         return d
 
-    def train_config(self, generation: int, league_dir: Path, pool: list[dict] | None) -> TrainConfig:
+    def train_config(self, generation: int, league_dir: Path, pool: list[dict] | None,
+                     init: str | None = None) -> TrainConfig:
         """The train config of ``generation``, training against ``pool`` ({spec, weight}; None: the recipe's
-        own opponents, used to check the recipe)."""
+        own opponents, used to check the recipe), starting from the policy file ``init`` (None: the
+        recipe's warm start)."""
         side = self.side_of(generation)
         sc = self.side(side)
         d = load_config(resolve(sc.recipe)).to_dict()
         d.update(sc.overrides)
+        if init is not None:
+            d.update(init_policy=init, warm_start=None)
         d.update(name=f"g{generation:02d}_{side}", out_dir=str(league_dir / "runs"), seed=self.seed + generation)
         steps = self.steps_of(generation)
         if steps is not None:
@@ -176,8 +196,9 @@ class LeagueTrainConfig:
         return config_from_dict(d, where=f"{sc.recipe} (generation {generation})")
 
 
-SIDE_KEYS = {"recipe", "pool", "total_steps", "overrides"}
-LEAGUE_SET = {"name", "players", "learner", "seed", "out_dir", "opponent_pool", "necromancer_pool", "total_steps"}
+SIDE_KEYS = {"recipe", "pool", "total_steps", "overrides", "init", "carry_on"}
+LEAGUE_SET = {"name", "players", "learner", "seed", "out_dir", "opponent_pool", "necromancer_pool", "total_steps",
+              "init_policy"}
 
 
 def resolve(path: str) -> Path:
@@ -220,8 +241,17 @@ def _side_from(data: Any, where: str, generations: int) -> SideConfig:
         raise LeagueConfigError(f"{where}: overrides must be a mapping of train-config keys, got {over!r}")
     taken = sorted(LEAGUE_SET & set(over))
     if taken:
-        raise LeagueConfigError(f"{where}: overrides may not set {taken}: the league sets them")
-    return SideConfig(recipe, tuple(pool), steps, dict(over))
+        raise LeagueConfigError(f"{where}: overrides may not set {taken}: the league sets them (a side's "
+                                f"starting point is its init)")
+    init = data.get("init")
+    if init is not None and not (isinstance(init, str) and (init.strip().lower().startswith("pretrained:")
+                                                             or init.endswith(".safetensors"))):
+        raise LeagueConfigError(f"{where}: init must be null or a policy file (pretrained:NAME or a .safetensors "
+                                f"path), got {init!r}")
+    carry_on = data.get("carry_on", False)
+    if not isinstance(carry_on, bool):
+        raise LeagueConfigError(f"{where}: carry_on must be true or false, got {carry_on!r}")
+    return SideConfig(recipe, tuple(pool), steps, dict(over), init, carry_on)
 
 
 def league_config_from_dict(data: Any, where: str = "league config") -> LeagueTrainConfig:
@@ -248,6 +278,9 @@ def league_config_from_dict(data: Any, where: str = "league config") -> LeagueTr
     need(data.get("mixture", "nash") in ("uniform", "nash"), f"mixture must be 'uniform' or 'nash', "
                                                               f"got {data.get('mixture')!r}")
     need(isinstance(data.get("out_dir", "runs"), str), f"out_dir must be a string, got {data.get('out_dir')!r}")
+    share = data.get("uniform_share", 0.0)
+    need(isinstance(share, (int, float)) and not isinstance(share, bool) and 0 <= share < 1,
+         f"uniform_share must be a number in [0, 1), got {share!r}")
     gens, first = data["generations"], data.get("first", "necromancer")
     n_first = (gens + 1) // 2
     counts = {first: n_first, ("players" if first == "necromancer" else "necromancer"): gens - n_first}
@@ -264,7 +297,7 @@ def league_config_from_dict(data: Any, where: str = "league config") -> LeagueTr
                 raise LeagueConfigError(f"{where}: {side}_side pool: {e}") from None
         gen = next((g for g in range(1, gens + 1) if cfg.side_of(g) == side), None)
         try:
-            tc = cfg.train_config(gen or 1, Path(cfg.out_dir) / cfg.name, None)
+            tc = cfg.train_config(gen or 1, Path(cfg.out_dir) / cfg.name, None, sc.init)
         except TrainConfigError as e:
             raise LeagueConfigError(f"{where}: {side}_side: {e}") from None
         need(tc.learner == side, f"{side}_side: the recipe {sc.recipe} trains learner {tc.learner!r}, not {side!r}")
@@ -439,7 +472,9 @@ class League:
         if self.cfg.mixture == "uniform":
             return {n: 1.0 / len(names) for n in names}, None, None
         sol = nash_zero_sum(self.matrix())
-        weights = sol["col"] if other == "players" else sol["row"]
+        share = self.cfg.uniform_share
+        weights = [(1 - share) * w + share / len(names)
+                   for w in (sol["col"] if other == "players" else sol["row"])]
         return {n: w for n, w in zip(names, weights) if w > 0}, sol["value"], sol["gap"]
 
     # a run
@@ -458,6 +493,16 @@ class League:
                                 for side in SIDES}}
         save_state(self.state_path, self.state)
 
+    def init_of(self, g: int) -> str | None:
+        """Where generation ``g`` starts: the side's previous generation (``carry_on``, after its first),
+        else the side's ``init`` (None: the recipe's warm start)."""
+        side = self.cfg.side_of(g)
+        sc = self.cfg.side(side)
+        earlier = [e for e in self.pool(side) if 0 < e["generation"] < g]
+        if sc.carry_on and earlier:
+            return self.spec(earlier[-1])
+        return sc.init
+
     def train_generation(self, g: int, stop_after: int | None = None) -> bool:
         """Train generation ``g`` (resuming its run when it has a checkpoint) and add it to its side's pool;
         False when ``stop_after`` stopped it before its end (a test's stand-in for a killed league)."""
@@ -475,7 +520,7 @@ class League:
         other = "players" if side == "necromancer" else "necromancer"
         by_name = {e["name"]: e for e in self.pool(other)}
         pool = [{"spec": self.spec(by_name[n]), "weight": w} for n, w in gen["mixture"].items()]
-        tc = self.cfg.train_config(g, self.dir, pool)
+        tc = self.cfg.train_config(g, self.dir, pool, self.init_of(g))
         run_dir = Path(tc.out_dir) / tc.run_name
         if any(e["name"] == gen["name"] for e in self.pool(side)):
             return True  # trained and added before the league stopped
@@ -525,6 +570,8 @@ class League:
                      f"{self.cfg.name}: the Necromancer's win rate ({games} games each)")
 
     def _write_eval(self, cell: dict) -> None:
+        from necro_env.agents.registry import policy_names
+
         out = []
         for gen in self.state["generations"]:
             side, name = gen["side"], gen["name"]
@@ -538,7 +585,7 @@ class League:
                 wins = r["wins"] if side == "necromancer" else r["games"] - r["wins"]
                 lo, hi = wilson(wins, r["games"])
                 row = {"generation": gen["generation"], "side": side, "policy": name, "opponent": e["name"],
-                       "opponent_kind": "script" if e["generation"] == 0 else "learned",
+                       "opponent_kind": "script" if e["spec"] in policy_names() else "learned",
                        "weight": gen["mixture"].get(e["name"], 0.0), "wins": wins, "games": r["games"],
                        "win_rate": wins / r["games"], "lo": lo, "hi": hi}
                 scored.append(row)

@@ -378,6 +378,20 @@ def averaged_net(net: torch.nn.Module, ckpt_dir: Path, cfg: TrainConfig) -> tupl
     return out, sorted(checkpoint_step(b) for b in bases)
 
 
+def init_from_policy(model: MaskablePPO, cfg: TrainConfig) -> None:
+    """Copy the weights of ``cfg.init_policy`` (a policy file of the learner's role) into the model's
+    network; ``TrainConfigError`` if its architecture is not the config's."""
+    from necro_env.agents.registry import make_policy
+
+    pol = make_policy(cfg.init_policy, policy_role(cfg.learner))
+    net = model.policy.net
+    theirs, mine = getattr(pol.net, "arch", None), net.arch
+    if theirs != mine:
+        raise TrainConfigError(f"init_policy {cfg.init_policy}: its network {theirs} is not the config's {mine}; "
+                               f"set policy/net to the file's architecture")
+    net.load_state_dict(pol.net.state_dict())
+
+
 def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress: bool = True,
           stop_after: int | None = None, trusted: bool = False) -> Path:
     """Run (or resume) training; returns the run directory. ``stop_after`` ends early (tests).
@@ -415,6 +429,8 @@ def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress:
     t0 = time.time()
     if base is None and cfg.warm_start is not None:
         warm_start(model, cfg, run_dir, trusted, quiet=not progress)
+    if base is None and cfg.init_policy is not None:
+        init_from_policy(model, cfg)
     if base is None:  # PPO's starting point (training/exploit.py evaluates it as the "before")
         save_policy(model.policy.net, run_dir / "start.safetensors", policy_role(cfg.learner),
                     {"steps": 0, "warm_start": cfg.warm_start is not None}, commit=commit)
