@@ -96,6 +96,15 @@ def plan(name: str, out_dir: str, resume: bool = False) -> dict:
     record = info["config"]
     role = "players" if record.get("learner") == "players" else role  # a team: evaluated in every player seat
     config = ROOT / "configs" / f"{name}.yaml"
+    if not config.is_file():
+        from necro_env.game.errors import ConfigError
+
+        league = name.rsplit("_", 1)[-1] if name.startswith("league_") else None
+        if league is not None:
+            raise ConfigError(f"pretrained:{name} is the last generation of its side in a league, not the run of one "
+                              f"train config: rebuild it with `python training/league_train.py configs/league_{league}"
+                              f".yaml` (it writes runs/league_{league}/{name}.safetensors)")
+        raise ConfigError(f"pretrained:{name} has no training config configs/{name}.yaml to rebuild it from")
     now = load_config(config).to_dict()
     from training.config import TrainConfig
     defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig) if f.default is not dataclasses.MISSING}
