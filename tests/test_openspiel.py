@@ -198,6 +198,17 @@ def test_resample_keeps_known_badges_and_deck_places():
         r = s.resample_from_infostate(0, rng.random_sample)
         assert r.engine_state.necro_draw == s.engine_state.necro_draw
         assert r.engine_state.necro_reserve == s.engine_state.necro_reserve
+    # forced combos still on top of the decks keep their place (8 forced, 6 in the column)
+    forced = [["Amazons", "Alchemist"], ["Dwarves", "Berserk"], ["Elves", "Commando"], ["Ghouls", "Diplomat"],
+              ["Giants", "Flying"], ["Halflings", "Forest"], ["Humans", "Hill"], ["Orcs", "Merchant"]]
+    import json
+
+    s = load(seed=3, forced_combos=json.dumps(forced)).new_initial_state()
+    assert (s._race_head, s._power_head) == (2, 2)
+    for _ in range(5):
+        r = s.resample_from_infostate(0, rng.random_sample).engine_state
+        assert r.race_deck[:2] == s.engine_state.race_deck[:2] == [6, 7]
+        assert r.power_deck[:2] == s.engine_state.power_deck[:2]
     # races that went back under the deck keep their place
     assert O._track([1, 2, 3], [2, 3, 9], 0, 0, True) == (0, 1)
     assert O._track([1, 2, 3, 9], [3, 9, 7], 1, 1, True) == (0, 2)
