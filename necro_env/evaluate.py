@@ -485,7 +485,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seats, the Necromancer included: 3-6 with him, 2-5 with --no-necromancer (default 4)")
     parser.add_argument("--necromancer", metavar="SPEC", default="heuristic",
                         help="the Necromancer's policy: heuristic, random, greedy (= heuristic), a file, pretrained:NAME or "
-                             "rllib:CHECKPOINT#MODULE (default heuristic)")
+                             "rllib:CHECKPOINT#MODULE, mcts:SIMS or ismcts:SIMS (OpenSpiel search; default heuristic)")
     parser.add_argument("--no-necromancer", action="store_true",
                         help="base game (no Necromancer): one test seat vs --opponents, rotated (2 seats imply it)")
     parser.add_argument("--players-policy", metavar="SPEC", default="greedy",

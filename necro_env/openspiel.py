@@ -57,6 +57,8 @@ apart from this one (its observation tensor, observation string, information sta
 decides, its legal actions are unchanged), drawn with ``sampler()`` (floats in [0, 1)):
 
 * the generator: a fresh one, so later die rolls and reshuffles are redrawn;
+* the result depends only on what the seat knows and on the sampler's draws (the unseen entries
+  are sorted before they are shuffled), so two states the seat cannot tell apart resample alike;
 * the race deck's order, except the entries whose place the seat saw: the forced combos still on
   top, and races that went back under the deck during this state's game (tracked by ``apply_action``;
   a state built from a bare engine state with ``from_engine`` knows of none);
@@ -344,7 +346,7 @@ class NecroIslandState(pyspiel.State):
         # the race deck between the known top and bottom
         lo, hi = c._race_head, len(st.race_deck) - c._race_tail
         if hi - lo > 1:
-            mid = st.race_deck[lo:hi]
+            mid = sorted(st.race_deck[lo:hi])  # sorted first: the draw depends on what the seat knows only
             s = R.shuffle(s, mid)
             st.race_deck[lo:hi] = mid
         # the power deck (and the Necromancer's unplayed badges, when the player does not see them)
@@ -360,6 +362,7 @@ class NecroIslandState(pyspiel.State):
             pool = mid + [st.necro_draw[k] if kind == "draw" else st.necro_reserve[k] for kind, k in slots]
         else:
             pool = mid
+        pool.sort()
         if len(pool) > 1:
             s = R.shuffle(s, pool)
             for kind, k in slots:  # each hidden slot takes the first badge he may hold

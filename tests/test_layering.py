@@ -34,6 +34,7 @@ LAYER_OF = {
     "necro_env.render": "view",          # state -> text / pictures
     "necro_env.rewards": "view",         # state -> rewards
     "necro_env.viewer": "view",          # records -> HTML pages (and the palette/layout render uses)
+    "necro_env.openspiel": "view",       # the engine as an OpenSpiel game (engine + view; agents' search builds on it)
     "necro_env.env": "env",              # the PettingZoo AEC env
     "necro_env.agents": "agents",        # scripted and loaded policies
     "necro_env.loop": "tools",           # the one game loop (policies play a game forward)

@@ -233,3 +233,91 @@ def test_importing_necro_env_does_not_import_pyspiel():
     code = "import sys, necro_env, necro_env.agents, necro_env.agents.registry; print('pyspiel' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_resample_depends_only_on_what_the_seat_knows():
+    """Two states the seat cannot tell apart resample to the same state for the same sampler draws."""
+    game = load(seed=12)
+    for s in random_positions(game, [12], every=31)[1:]:
+        for seat in range(3):
+            other = s.resample_from_infostate(seat, np.random.RandomState(1).random_sample)
+            a = s.resample_from_infostate(seat, np.random.RandomState(2).random_sample)
+            b = other.resample_from_infostate(seat, np.random.RandomState(2).random_sample)
+            assert a.engine_state == b.engine_state
+
+
+# ---------------------------------------------------------------------------------- search players
+from necro_env.agents.base import View  # noqa: E402
+from necro_env.agents.registry import check_policy, make_policy  # noqa: E402
+from necro_env.agents.search import SearchPolicy, parse_search_spec  # noqa: E402
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("mcts", "give the simulations"), ("mcts:", "give the simulations"), ("mcts:0", "SIMS must be a whole number"),
+    ("ismcts:-5", "SIMS must be a whole number"), ("mcts:ten", "SIMS must be a whole number"),
+    ("mcts:1000001", "SIMS must be a whole number"), ("mcts:10:rollout=smart", "rollout must be one of"),
+    ("mcts:10:depth=3", "unknown or repeated option"), ("mcts:10:uct_c=-1", "uct_c must be"),
+    ("ismcts:10:reward=coins", "reward must be one of"), ("mcts:10:rollout=greedy:rollout=random", "repeated"),
+])
+def test_search_spec_errors(spec, words):
+    with pytest.raises(ConfigError, match=words):
+        check_policy(spec, "necromancer")
+
+
+def test_search_specs_parse_and_build():
+    assert parse_search_spec("MCTS:50") == {"kind": "mcts", "sims": 50, "rollout": "random", "uct_c": 2.0,
+                                             "reward": "win"}
+    assert parse_search_spec("ismcts:7:rollout=greedy:uct_c=1.5:reward=coalition")["rollout"] == "greedy"
+    pol = make_policy("ismcts:7:rollout=greedy", "player")
+    assert isinstance(pol, SearchPolicy) and (pol.kind, pol.sims, pol.rollout) == ("ismcts", 7, "greedy")
+    assert pol.name == "ismcts:7:rollout=greedy"
+    assert pickle.loads(pickle.dumps(pol)).sims == 7  # evaluate's worker processes get the spec or a copy
+
+
+@pytest.mark.parametrize("spec", ["mcts:6", "ismcts:6", "mcts:3:rollout=greedy", "ismcts:3:rollout=greedy"])
+def test_search_players_choose_legal_moves_deterministically(spec):
+    game = load(seed=21)
+    eng = game.engine
+    pol = make_policy(spec, "player")
+    for s in random_positions(game, [21], every=37)[:4]:
+        if s.is_terminal():
+            continue
+        view = View(eng, s.engine_state)
+        before = s.engine_state.clone()
+        a = pol.act(view, np.random.default_rng(5))
+        assert a in view.legal
+        assert a == pol.act(View(eng, s.engine_state), np.random.default_rng(5))
+        assert s.engine_state == before  # the search works on copies
+    assert pol.decisions > 0
+
+
+def test_ismcts_uses_only_what_the_seat_observes():
+    """ismcts: decides the same in every state its seat cannot tell from the real one (same rng)."""
+    game = load(seed=30)
+    eng = game.engine
+    pol = make_policy("ismcts:8", "player")
+    checked = 0
+    for s in random_positions(game, [30], every=29)[1:5]:
+        if s.is_terminal():
+            continue
+        seat = s.current_player()
+        twin = s.resample_from_infostate(seat, np.random.RandomState(4).random_sample)
+        assert twin.engine_state != s.engine_state
+        a = pol.act(View(eng, s.engine_state), np.random.default_rng(9))
+        b = pol.act(View(eng, twin.engine_state), np.random.default_rng(9))
+        assert a == b
+        checked += 1
+    assert checked >= 2
+
+
+def test_evaluate_runs_search_players(capsys):
+    from necro_env.cli import main
+
+    code = main(["evaluate", "--players", "3", "--necromancer", "mcts:4", "--players-policy", "ismcts:3",
+                 "--games", "2", "--seed", "2024", "--json", "--quiet"])
+    assert code == 0
+    import json
+
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["necromancer"]["policy"] == "mcts:4" and summary["necromancer"]["games"] == 2
+    assert {p["policy"] for p in summary["policies"]} == {"mcts:4", "ismcts:3"}

@@ -15,6 +15,10 @@ Specs, tried in this order:
    ``sb3_policy.py``; a pickle);
 5. ``rllib:PATH#MODULE``: module ``MODULE`` (e.g. ``necromancer``, ``players``) of an RLlib checkpoint
    written by ``training/rllib_train.py`` (``rllib_policy.py``; ray is imported only then; a pickle).
+6. ``mcts:SIMS`` and ``ismcts:SIMS`` (options ``:rollout=random|greedy``, ``:uct_c=FLOAT``,
+   ``:reward=win|rank|coalition``): OpenSpiel's Python MCTS / information-set MCTS bots with SIMS
+   simulations per decision (``search.py``; the ``openspiel`` extra; ``mcts:`` sees the whole game
+   state, hidden parts included, ``ismcts:`` only what the seat observes).
 
 **Trust.** A loader registered with ``pickle=True`` reads files that can run code when loaded:
 stable-baselines3's ``.zip`` holds cloudpickled Python objects, and unpickling one runs whatever
@@ -110,6 +114,12 @@ def _resolve(spec: Any, role: str, trusted: bool) -> Callable[[], Policy]:
 
         check_spec(spec, trusted)  # syntax, directory, module, then trust: nothing is loaded yet
         return lambda: load_rllib_policy(spec.strip(), role, trusted=True)
+    if key.startswith(SEARCH_PREFIXES) or key in ("mcts", "ismcts"):  # bare: say SIMS is missing
+        from .search import check_openspiel, make_search_policy, parse_search_spec
+
+        parse_search_spec(spec)  # the syntax first, then whether OpenSpiel is there: nothing is built yet
+        check_openspiel()
+        return lambda: make_search_policy(spec)
     if os.path.isfile(spec):
         suffix = os.path.splitext(spec)[1].lower()
         entry = _LOADERS.get(suffix)
@@ -129,6 +139,7 @@ def _resolve(spec: Any, role: str, trusted: bool) -> Callable[[], Policy]:
 
 PRETRAINED_PREFIX = "pretrained:"
 RLLIB_PREFIX = "rllib:"
+SEARCH_PREFIXES = ("mcts:", "ismcts:")
 #: The policies shipped as package data (weights-only files; see ``torch_policy``).
 PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
 
