@@ -52,6 +52,11 @@ a vector growing with the game; the observation already holds the round, the pha
 everything public on the board. ``information_state_string`` is a short digest of that tensor
 (with the seat), cheap enough for information-set search to key its nodes with.
 
+**History**: ``history()``, ``history_str()``, ``move_number()`` and ``is_initial_state()`` answer from the
+state's own list of applied actions, which clones and pickles copy (OpenSpiel's C++ base keeps a history
+a Python clone cannot copy, so C++ code reading a clone's history sees only the moves made since the
+clone). A state built with ``from_engine`` starts its history there.
+
 **Resampling** (``resample_from_infostate(player, sampler)``): a state the seat cannot tell
 apart from this one (its observation tensor, observation string, information state and, when it
 decides, its legal actions are unchanged), drawn with ``sampler()`` (floats in [0, 1)):
@@ -274,6 +279,7 @@ class NecroIslandState(pyspiel.State):
         self._race_tail = 0
         self._power_head = _known_head(st.power_deck, eng.forced_powers)
         self._power_tail = 0
+        self._hist: list[int] = []  # the actions applied since this state's start (see ``history``)
 
     # ---- engine access
     @property
@@ -299,6 +305,22 @@ class NecroIslandState(pyspiel.State):
         self._g.engine.apply(st, int(action))  # IllegalActionError (a ValueError) names the legal ones
         self._race_head, self._race_tail = _track(races, st.race_deck, self._race_head, self._race_tail, True)
         self._power_head, self._power_tail = _track(powers, st.power_deck, self._power_head, self._power_tail, False)
+        self._hist.append(int(action))
+
+    # OpenSpiel's C++ base keeps its own history, which a Python clone cannot copy (it starts empty); these
+    # answer from the state's own list, so a clone or an unpickled state has its original's history.
+    def history(self) -> list[int]:
+        """The actions applied since the game's start (since ``from_engine``'s state for such a state)."""
+        return list(self._hist)
+
+    def history_str(self) -> str:
+        return ", ".join(map(str, self._hist))
+
+    def move_number(self) -> int:
+        return len(self._hist)
+
+    def is_initial_state(self) -> bool:
+        return not self._hist
 
     def _action_to_string(self, player: int, action: int) -> str:
         return str(decode(int(action)))
@@ -323,6 +345,7 @@ class NecroIslandState(pyspiel.State):
         pyspiel.State.__init__(c, self._g)
         c.__dict__.update(self.__dict__)
         c._st = self._st.clone()
+        c._hist = self._hist[:]
         return c
 
     def __deepcopy__(self, memo: dict) -> "NecroIslandState":
@@ -331,7 +354,7 @@ class NecroIslandState(pyspiel.State):
     def __reduce__(self):
         """Pickled as the game's parameters and the engine state (exact, the generator included)."""
         return (_unpickle_state, (self._g.get_parameters(), self._st.to_dict(), self._race_head, self._race_tail,
-                                  self._power_head, self._power_tail))
+                                  self._power_head, self._power_tail, list(self._hist)))
 
     # ---- resampling
     def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> "NecroIslandState":
@@ -385,13 +408,14 @@ def _load_game(params: dict) -> NecroIslandGame:
 
 
 def _unpickle_state(params: dict, engine: dict, race_head: int, race_tail: int, power_head: int,
-                    power_tail: int) -> NecroIslandState:
+                    power_tail: int, history: list[int]) -> NecroIslandState:
     game = pyspiel.load_game(GAME_NAME, params)
     st = State.from_dict(engine)
     game.engine.validate_state(st)
     state = NecroIslandState(game, st)
     state._race_head, state._race_tail, state._power_head, state._power_tail = (
         race_head, race_tail, power_head, power_tail)
+    state._hist = [int(a) for a in history]
     return state
 
 

@@ -82,6 +82,8 @@ def test_clone_and_pickle_round_trips():
         assert c.engine_state == s.engine_state and c.engine_state is not s.engine_state
         p = pickle.loads(pickle.dumps(s))
         assert str(p) == str(s) and p.engine_state == s.engine_state
+        assert c.history() == p.history() == s.history() and c.move_number() == len(s.history())
+        assert c.history_str() == s.history_str()
         for seat in range(3):
             np.testing.assert_array_equal(p.observation_tensor(seat), s.observation_tensor(seat))
         if s.is_terminal():
@@ -108,6 +110,7 @@ def test_same_seed_same_game_as_the_aec_env(options):
     s = game.new_initial_state()
     agents = env.possible_agents
     rng = np.random.default_rng(1)
+    actions = []
     while not s.is_terminal():
         agent = env.agent_selection
         assert s.current_player() == agents.index(agent)
@@ -119,7 +122,9 @@ def test_same_seed_same_game_as_the_aec_env(options):
         action = int(rng.choice(s.legal_actions()))
         env.step(action)
         s.apply_action(action)
+        actions.append(action)
     assert s.current_player() == pyspiel.PlayerId.TERMINAL
+    assert s.history() == actions == env.unwrapped.record()["actions"]
     assert env.unwrapped.game_state == s.engine_state
     assert s.returns() == [env._cumulative_rewards[a] for a in agents]
     assert sorted(set(s.returns())) in ([-1.0, 1.0], [1.0])
