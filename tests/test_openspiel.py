@@ -90,10 +90,11 @@ def test_clone_and_pickle_round_trips():
             assert p.returns() == s.returns()
             continue
         a = s.legal_actions()[-1]
-        before = s.engine_state.clone()
+        before, before_hist = s.engine_state.clone(), s.history()
         c.apply_action(a)
         p.apply_action(a)
-        assert s.engine_state == before  # the clone is independent
+        assert s.engine_state == before and s.history() == before_hist  # the clone is independent
+        assert c.history() == p.history() == before_hist + [a]
         assert c.engine_state == p.engine_state  # and draws the same outcomes as the pickled copy
     g2 = pickle.loads(pickle.dumps(game))
     assert str(g2) == str(game) and g2.new_initial_state().engine_state == game.new_initial_state().engine_state
@@ -294,6 +295,15 @@ def test_search_players_choose_legal_moves_deterministically(spec):
         assert a == pol.act(View(eng, s.engine_state), np.random.default_rng(5))
         assert s.engine_state == before  # the search works on copies
     assert pol.decisions > 0
+
+
+def test_search_players_in_the_base_game():
+    game = load(players=2, necromancer=False, seed=3)
+    for spec in ("mcts:4", "ismcts:4:rollout=greedy"):
+        pol = make_policy(spec, "player")
+        for s in random_positions(game, [3], every=41)[1:3]:
+            view = View(game.engine, s.engine_state)
+            assert pol.act(view, np.random.default_rng(0)) in view.legal
 
 
 def test_ismcts_uses_only_what_the_seat_observes():
