@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -115,6 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``necro-env``; returns the exit code (never raises SystemExit)."""
     from .game.errors import ConfigError, NecroEnvError
 
+    # torch (loaded later, by the commands that play learned policies) on one thread unless the user says
+    # otherwise: the networks' forward passes are small, and threads only contend for the cores with the
+    # game and the worker processes (which inherit the setting).
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     parser = build_parser()
     try:
         args = parser.parse_args(None if argv is None else list(argv))

@@ -1,6 +1,7 @@
 """The evaluation harness and the league: determinism across workers, seat rotation, the baselines'
 strength with non-overlapping 95% intervals, the command line, plots and ratings."""
 import json
+import os
 import subprocess
 import sys
 
@@ -231,3 +232,33 @@ def test_league_is_deterministic_across_workers():
     a = run_league(LeagueConfig.from_dict(cfg))
     b = run_league(LeagueConfig.from_dict({**cfg, "workers": 2}))
     assert a["ratings"] == b["ratings"]
+
+
+def test_pool_workers_run_torch_on_one_thread_and_the_cli_asks_for_one(monkeypatch):
+    """A worker of the pool sets torch to one thread (one worker per core: more threads only contend); the
+    calling process's setting is left alone; the CLI asks for one thread unless OMP_NUM_THREADS is set."""
+    import multiprocessing as mp
+
+    torch = pytest.importorskip("torch")
+    from necro_env import cli
+    from necro_env.evaluate import _WORKER, _init_worker
+    from necro_env.game import GameConfig
+
+    before = torch.get_num_threads()
+    cfg = GameConfig(players=3, necromancer=True).to_dict()
+    try:
+        torch.set_num_threads(2)
+        _init_worker(cfg, {"r": ("random", "player")})  # the calling process itself: untouched
+        assert torch.get_num_threads() == 2
+        monkeypatch.setattr(mp, "parent_process", lambda: object())  # as in a worker of the pool
+        _init_worker(cfg, {"r": ("random", "player")})
+        assert torch.get_num_threads() == 1
+    finally:
+        _WORKER.clear()
+        torch.set_num_threads(before)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert cli.main(["simulate", "--games", "1", "--players", "3", "--no-progress"]) == 0
+    assert os.environ["OMP_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert cli.main(["simulate", "--games", "1", "--players", "3", "--no-progress"]) == 0
+    assert os.environ["OMP_NUM_THREADS"] == "3"  # the user's setting wins

@@ -16,7 +16,7 @@ from necro_env.agents.registry import PRETRAINED_DIR, make_policy, pretrained_na
 from necro_env.game import ConfigError, Game, GameConfig, Phase, decode  # noqa: E402
 
 SHIPPED = {"necromancer_3p": "necromancer", "necromancer_6p": "necromancer", "player_2p": "player",
-           "players_3p": "player"}  # a team network is a player policy (it acts for any player seat)
+           "players_3p": "player", "players_6p": "player"}  # a team network is a player policy (it acts for any player seat)
 
 
 def test_the_policies_are_shipped_weights_only_and_small():
