@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.stats
 
 from necro_env import benchmark as bm
 from necro_env.benchmark import (SUITE_VERSION, TASKS, MissingExtraError, ResultsFileError, aggregate, anchor_rates,
@@ -211,7 +210,14 @@ def _matrix_runs():
             for seed in range(4) for j, task in enumerate(("necro3-greedy", "player2-greedy"))]
 
 
+def _need_rliable():
+    """The aggregation's tests need the bench extra (rliable); they skip, saying so, without it."""
+    pytest.importorskip("rliable", reason="rliable (the bench extra: pip install -e '.[bench]') is not installed")
+
+
 def test_aggregate_iqm_and_mean_by_hand_and_against_rliable(tmp_path):
+    _need_rliable()
+    import scipy.stats
     from rliable import library as rly, metrics
 
     agg = aggregate(load_results(_write(tmp_path / "r", _matrix_runs())), reps=500, seed=0)
@@ -240,6 +246,7 @@ def test_aggregate_iqm_and_mean_by_hand_and_against_rliable(tmp_path):
 
 
 def test_aggregation_is_reproducible_and_leaves_numpy_global_state_alone(tmp_path):
+    _need_rliable()
     runs = load_results(_write(tmp_path / "r", _matrix_runs()))
     np.random.seed(123)
     before = np.random.get_state()[1].copy()
@@ -251,6 +258,7 @@ def test_aggregation_is_reproducible_and_leaves_numpy_global_state_alone(tmp_pat
 
 
 def test_aggregation_compares_libraries_on_common_tasks_and_seeds(tmp_path):
+    _need_rliable()
     runs = _matrix_runs() + [_run("necro3-greedy", "other", s, 0.1 * s) for s in range(3)]
     runs += [_run("necro3-greedy", "lib", 0, 0.9, budget="large")]
     agg = aggregate(load_results(_write(tmp_path / "r", runs)), reps=200)
@@ -262,6 +270,7 @@ def test_aggregation_compares_libraries_on_common_tasks_and_seeds(tmp_path):
 
 
 def test_results_plot_and_json(tmp_path, capsys):
+    _need_rliable()
     d = _write(tmp_path / "r", _matrix_runs())
     out = tmp_path / "plots" / "agg.png"
     assert main(["benchmark", "--results", str(d), "--plot", str(out), "--json", "--reps", "200"]) == 0
@@ -282,6 +291,7 @@ def test_results_plot_and_json(tmp_path, capsys):
     (json.dumps(_run("necro3-greedy", "lib", "0", 0.5)), "seed must be an int"),
 ])
 def test_malformed_results_files_are_named(tmp_path, capsys, content, message):
+    _need_rliable()  # the command line checks for rliable before it reads the folder
     d = _write(tmp_path / "r", _matrix_runs())
     (d / "zz_bad.json").write_text(content)
     with pytest.raises(ResultsFileError, match=message):
