@@ -54,6 +54,7 @@ def register_gymnasium_envs() -> None:
     import necro_env first. PettingZoo has no plugin system: import necro_env before
     ``pettingzoo.make("aec", "necro_env/NecromancerIsland-v1")``.
     """
+    _register_gymnasium()
     _registered("gymnasium")
 
 

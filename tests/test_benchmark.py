@@ -201,8 +201,9 @@ def _write(directory, runs):
     return directory
 
 
-# 4 seeds x 2 tasks of one library: the IQM drops the 2 lowest and 2 highest of the 8 scores.
-MATRIX = np.array([[0.1, 0.8], [0.3, 0.6], [0.2, 0.5], [0.4, 0.7]])
+# 4 seeds x 2 tasks of one library (a score below 0 and one above 1 among them). The IQM drops the 2 lowest and
+# the 2 highest of the 8 scores: mean(0.2, 0.35, 0.5, 0.9) = 0.4875; the mean is 0.60625, the median 0.425.
+MATRIX = np.array([[-0.2, 0.9], [0.35, 0.5], [0.2, 2.0], [1.0, 0.1]])
 
 
 def _matrix_runs():
@@ -224,7 +225,8 @@ def test_aggregate_iqm_and_mean_by_hand_and_against_rliable(tmp_path):
     overall = agg["budgets"]["small"]["overall"]
     assert overall["tasks"] == ["necro3-greedy", "player2-greedy"]
     e = overall["libraries"]["lib"]
-    assert e["iqm"] == pytest.approx((0.3 + 0.4 + 0.5 + 0.6) / 4)  # by hand
+    assert e["iqm"] == pytest.approx((0.2 + 0.35 + 0.5 + 0.9) / 4)  # by hand
+    assert e["mean"] == pytest.approx(0.60625)
     assert e["iqm"] == pytest.approx(scipy.stats.trim_mean(MATRIX, 0.25, axis=None))
     assert e["mean"] == pytest.approx(MATRIX.mean())
     assert e["iqm_ci95"][0] <= e["iqm"] <= e["iqm_ci95"][1] and e["runs"] == 4 and e["seeds"] == [0, 1, 2, 3]
@@ -242,7 +244,7 @@ def test_aggregate_iqm_and_mean_by_hand_and_against_rliable(tmp_path):
     prof = overall["profiles"]
     taus = np.array(prof["tau"])
     assert prof["libraries"]["lib"]["fraction"] == pytest.approx([(MATRIX > t).mean() for t in taus])
-    assert taus[0] == 0.0 and taus[-1] == 1.0
+    assert taus[0] == pytest.approx(-0.2) and taus[-1] == pytest.approx(2.0)  # the scores' range, 0 and 1 included
 
 
 def test_aggregation_is_reproducible_and_leaves_numpy_global_state_alone(tmp_path):
@@ -276,7 +278,7 @@ def test_results_plot_and_json(tmp_path, capsys):
     assert main(["benchmark", "--results", str(d), "--plot", str(out), "--json", "--reps", "200"]) == 0
     assert out.stat().st_size > 10_000
     agg = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert agg["budgets"]["small"]["overall"]["libraries"]["lib"]["iqm"] == pytest.approx(0.45)
+    assert agg["budgets"]["small"]["overall"]["libraries"]["lib"]["iqm"] == pytest.approx(0.4875)
 
 
 @pytest.mark.parametrize("content,message", [

@@ -75,6 +75,12 @@ def test_the_gymnasium_entry_point_registers_the_single_seat_view() -> None:
     assert run_python(code) == str([[False, False], True, "SingleSeatEnv"])
 
 
+def test_register_gymnasium_envs_registers_the_id_itself() -> None:
+    code = ("import gymnasium, necro_env; ID = necro_env.SINGLE_SEAT_ENV_ID; del gymnasium.registry[ID]; "
+            "necro_env.register_gymnasium_envs(); necro_env.register_gymnasium_envs(); print(ID in gymnasium.registry)")
+    assert run_python(code) == "True"
+
+
 def test_gymnasium_finds_the_module_named_in_the_id_without_an_import() -> None:
     """``gymnasium.make("necro_env:<id>")`` imports necro_env itself (the form documented for Gymnasium 1.x)."""
     code = ("import sys, gymnasium; assert 'necro_env' not in sys.modules; "
