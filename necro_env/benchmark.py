@@ -223,6 +223,7 @@ def get_task(name: str) -> Task:
 
 
 def file_sha256(path) -> str:
+    """The SHA-256 of a file's bytes, as hex."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
