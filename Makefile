@@ -18,7 +18,7 @@ $(VPY):
 $(STAMP): pyproject.toml | $(VPY)
 	$(VPY) -m pip install --upgrade pip
 	$(VPY) -m pip install '$(TORCH_PIN)'
-	$(VPY) -m pip install '$(TORCH_PIN)' -e '.[train,dev,rllib,openspiel]'
+	$(VPY) -m pip install '$(TORCH_PIN)' -e '.[train,dev,rllib,openspiel,bench]'
 	touch $(STAMP)
 
 test: $(STAMP)

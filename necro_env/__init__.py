@@ -11,6 +11,10 @@ Retired versions stay registered only to fail with a message naming their succes
 The single-seat view is registered with Gymnasium under the same version:
 ``gymnasium.make("necro_env/NecromancerIslandSingleSeat-v1", players=3, learner="necromancer")``
 (``necro_env.single_seat.SingleSeatEnv``; ``mask_in_obs=True`` puts the mask in the observation).
+Without ``import necro_env``: ``gymnasium.make("necro_env:necro_env/NecromancerIslandSingleSeat-v1")``
+(Gymnasium imports the module named before the colon); Gymnasium < 1.0 also finds the id through the
+package's ``gymnasium.envs`` entry point (``register_gymnasium_envs``). PettingZoo has neither
+mechanism: ``import necro_env`` before ``pettingzoo.make``.
 
 Importing the package imports neither PettingZoo nor Gymnasium (the rules engine, the scripted
 policies and ``necro-env simulate`` need neither): ``env``, ``raw_env``, ``replay`` and
@@ -31,11 +35,27 @@ _LAZY = {"env": "necro_env.env", "raw_env": "necro_env.env", "replay": "necro_en
 
 
 def _register_gymnasium() -> None:
-    """Register the single-seat view with Gymnasium (imported lazily by its entry point)."""
-    import gymnasium
+    """Register the single-seat view with Gymnasium (imported lazily by its entry point). Through
+    ``gymnasium.envs.registration``: Gymnasium < 1.0 calls its plugins while ``gymnasium`` itself is still
+    being imported, before the package binds ``register`` and ``registry``."""
+    from gymnasium.envs.registration import register, registry
 
-    if SINGLE_SEAT_ENV_ID not in gymnasium.registry:
-        gymnasium.register(SINGLE_SEAT_ENV_ID, entry_point="necro_env.single_seat:SingleSeatEnv")
+    if SINGLE_SEAT_ENV_ID not in registry:
+        register(SINGLE_SEAT_ENV_ID, entry_point="necro_env.single_seat:SingleSeatEnv")
+
+
+def register_gymnasium_envs() -> None:
+    """Register ``SINGLE_SEAT_ENV_ID`` with Gymnasium (once; importing the package does it anyway).
+
+    The target of the package's ``gymnasium.envs`` entry point: Gymnasium 0.26-0.29 calls the functions of
+    that group when it is imported, so ``gymnasium.make("necro_env/NecromancerIslandSingleSeat-v1")`` works
+    without importing necro_env first. Gymnasium 1.x dropped that plugin system: there, name the module in
+    the id (``gymnasium.make("necro_env:necro_env/NecromancerIslandSingleSeat-v1")``, which imports it) or
+    import necro_env first. PettingZoo has no plugin system: import necro_env before
+    ``pettingzoo.make("aec", "necro_env/NecromancerIsland-v1")``.
+    """
+    _register_gymnasium()
+    _registered("gymnasium")
 
 
 def _register() -> bool:
@@ -146,4 +166,4 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY) | {"REGISTERED"})
 
 
-__all__ = ["__version__", "env", "raw_env", "replay", "ENV_ID", "SINGLE_SEAT_ENV_ID", "REGISTERED"]
+__all__ = ["__version__", "env", "raw_env", "replay", "ENV_ID", "SINGLE_SEAT_ENV_ID", "REGISTERED", "register_gymnasium_envs"]

@@ -35,6 +35,7 @@ SUBCOMMANDS = {
     "evaluate": "necro_env.evaluate",
     "league": "necro_env.league",
     "play": "necro_env.play",
+    "benchmark": "necro_env.benchmark",
 }
 
 

@@ -229,7 +229,7 @@ def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: An
              seed: int = 0, workers: int = 1, necromancer: bool = True, progress: bool = False,
              opponents_spec: Any = None, handicap: int = 0, config: dict | None = None,
              start_method: str | None = None, save_games: str | None = None,
-             trusted: bool = False) -> dict[str, Any]:
+             trusted: bool = False, test_seat: bool = False) -> dict[str, Any]:
     """Play ``games`` seeded games and return the evaluation summary (the JSON of ``necro-env evaluate``).
 
     ``players`` counts every seat (the Necromancer included). Specs are policy names
@@ -239,6 +239,9 @@ def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: An
     extra ``GameConfig`` options. ``save_games``: a folder that receives game ``i``'s record as
     ``game_<i>.json``; the summary then lists them under ``saved_games``. ``trusted``: allow
     policy files that can run code when loaded (SB3 ``.zip``; the CLI's ``--trust-pickle``).
+    ``test_seat``: with ``opponents_spec``, one rotated test seat plays ``players_spec`` even when both
+    specs name the same policy (a policy scored against copies of itself, as ``necro_env.benchmark``'s
+    anchors are); by default the same name means every player seat is one group.
     Raises ``ConfigError`` on bad arguments.
     """
     from .agents.registry import check_policy
@@ -255,7 +258,7 @@ def evaluate(players: int, necromancer_spec: Any = "heuristic", players_spec: An
     num_players = cfg.num_players
     if not necromancer and opponents_spec is None:
         opponents_spec = "random"
-    mixed = opponents_spec is not None and spec_name(opponents_spec) != spec_name(players_spec)
+    mixed = opponents_spec is not None and (bool(test_seat) or spec_name(opponents_spec) != spec_name(players_spec))
     specs: dict[str, tuple[Any, str]] = {}
     if mixed:
         specs["test"] = (players_spec, "player")

@@ -45,6 +45,7 @@ LAYER_OF = {
     "necro_env.league": "tools",
     "necro_env.play": "tools",
     "necro_env.replay_command": "tools",
+    "necro_env.benchmark": "tools",      # the frozen benchmark suite: scores through evaluate, aggregation
     "necro_env.cli": "cli",              # imports every subcommand by name
     "necro_env": "root",                 # the package: binds env/raw_env/replay, registers with PettingZoo
 }

@@ -54,3 +54,36 @@ def test_lazy_names_are_the_env_modules_functions() -> None:
     code = ("import sys, necro_env.env, necro_env; m = sys.modules['necro_env.env']; "
             "print(callable(necro_env.env) and necro_env.env is m.env)")
     assert run_python(code) == "True"
+
+
+def test_the_gymnasium_entry_point_registers_the_single_seat_view() -> None:
+    """pyproject's ``gymnasium.envs`` entry point, called as Gymnasium < 1.0 calls its plugins when it is imported
+    (inside ``namespace(<entry point name>)``): afterwards ``gymnasium.make`` finds the id. (Gymnasium 1.x, installed
+    here, no longer calls plugins; an installed package under Gymnasium 0.29.1 was checked by hand.)"""
+    import tomllib
+
+    (name, value), = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["gymnasium.envs"].items()
+    assert name == "necro_env"
+    code = ("import sys, gymnasium; from importlib.metadata import EntryPoint; "
+            "from gymnasium.envs.registration import namespace; "
+            "ID = 'necro_env/NecromancerIslandSingleSeat-v1'; "
+            "before = [ID in gymnasium.registry, 'necro_env' in sys.modules]; "
+            f"ep = EntryPoint({name!r}, {value!r}, 'gymnasium.envs'); "
+            f"ns = namespace({name!r}); ns.__enter__(); ep.load()(); ns.__exit__(None, None, None); "
+            "env = gymnasium.make(ID, players=3); "
+            "print([before, ID in gymnasium.registry, type(env.unwrapped).__name__])")
+    assert run_python(code) == str([[False, False], True, "SingleSeatEnv"])
+
+
+def test_register_gymnasium_envs_registers_the_id_itself() -> None:
+    code = ("import gymnasium, necro_env; ID = necro_env.SINGLE_SEAT_ENV_ID; del gymnasium.registry[ID]; "
+            "necro_env.register_gymnasium_envs(); necro_env.register_gymnasium_envs(); print(ID in gymnasium.registry)")
+    assert run_python(code) == "True"
+
+
+def test_gymnasium_finds_the_module_named_in_the_id_without_an_import() -> None:
+    """``gymnasium.make("necro_env:<id>")`` imports necro_env itself (the form documented for Gymnasium 1.x)."""
+    code = ("import sys, gymnasium; assert 'necro_env' not in sys.modules; "
+            "env = gymnasium.make('necro_env:necro_env/NecromancerIslandSingleSeat-v1', players=3); "
+            "print(['necro_env' in sys.modules, type(env.unwrapped).__name__])")
+    assert run_python(code) == str([True, "SingleSeatEnv"])

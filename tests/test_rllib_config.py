@@ -117,3 +117,66 @@ def test_rllib_train_command_line_errors(tmp_path: Path, capsys) -> None:
     ok.write_text(f"name: x\nout_dir: {tmp_path}\n")
     assert main(["--config", str(ok), "--resume"]) == 2  # nothing to resume
     assert "no run to resume" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ joining a cluster with token authentication
+def test_ray_auth_settings_turn_token_mode_on_for_an_explicit_address(tmp_path, monkeypatch) -> None:
+    from training.rllib_train import ray_auth_settings
+
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.ray/auth_token
+    assert ray_auth_settings(None, None, {}) == {}  # a local Ray sets itself up
+    assert ray_auth_settings("10.0.0.1:6379", None, {}) == {}  # no token anywhere: join without one
+    assert ray_auth_settings("10.0.0.1:6379", None, {"RAY_AUTH_TOKEN": "abc"}) == {"RAY_AUTH_MODE": "token"}
+    assert ray_auth_settings("10.0.0.1:6379", None, {"RAY_AUTH_TOKEN_PATH": "/t"}) == {"RAY_AUTH_MODE": "token"}
+    assert ray_auth_settings("10.0.0.1:6379", None, {"RAY_AUTH_MODE": "disabled", "RAY_AUTH_TOKEN": "x"}) == {}
+    (tmp_path / ".ray").mkdir()
+    (tmp_path / ".ray" / "auth_token").write_text("0123abcd")
+    assert ray_auth_settings("10.0.0.1:6379", None, {}) == {"RAY_AUTH_MODE": "token"}
+    token = tmp_path / "cluster_token"
+    token.write_text("feedbeef\n")
+    assert ray_auth_settings("10.0.0.1:6379", str(token), {}) == {"RAY_AUTH_MODE": "token",
+                                                                  "RAY_AUTH_TOKEN_PATH": str(token.resolve())}
+
+
+def test_a_missing_token_file_or_one_without_an_address_exits_2(tmp_path, capsys) -> None:
+    from training.rllib_train import main
+
+    cfg = str(CONFIGS / "rllib_necro_3p.yaml")
+    assert main(["--config", cfg, "--address", "10.0.0.1:6379", "--auth-token-file", str(tmp_path / "none")]) == 2
+    assert "no token there" in capsys.readouterr().err
+    (tmp_path / "empty").write_text("  \n")
+    assert main(["--config", cfg, "--address", "10.0.0.1:6379", "--auth-token-file", str(tmp_path / "empty")]) == 2
+    assert "no token there" in capsys.readouterr().err
+    (tmp_path / "tok").write_text("abc")
+    assert main(["--config", cfg, "--auth-token-file", str(tmp_path / "tok")]) == 2
+    assert "pass --address HOST:PORT too" in capsys.readouterr().err
+
+
+def test_a_refused_join_says_what_to_copy_to_each_node(monkeypatch) -> None:
+    """A fake ``ray`` whose ``init`` fails as Ray 2.60's does without the token: one typed error that names
+    the token, where it comes from and what each node needs (no Ray cluster is started)."""
+    import types
+
+    from training.rllib_config import config_from_dict
+    from training.rllib_train import start_ray
+
+    class RayError(Exception):
+        pass
+
+    def init(**kwargs):
+        raise ConnectionError("Failed to connect to GCS at address 10.0.0.1:6379 within 20 seconds")
+
+    fake = types.ModuleType("ray")
+    fake.is_initialized, fake.init = (lambda: False), init
+    fake.exceptions = types.SimpleNamespace(RayError=RayError)
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    with pytest.raises(TrainConfigError) as info:
+        start_ray(config_from_dict({"name": "x", "players": 3}), "10.0.0.1:6379", {"RAY_AUTH_MODE": "token"})
+    msg = str(info.value)
+    for part in ("could not join the Ray cluster at 10.0.0.1:6379", "ConnectionError", "token mode on",
+                 "ray get-auth-token", "~/.ray/auth_token", "--auth-token-file", "RAY_AUTH_MODE=token ray start --address"):
+        assert part in msg, part
+    import os
+
+    assert os.environ["RAY_AUTH_MODE"] == "token"  # the driver's environment was set before joining

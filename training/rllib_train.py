@@ -1,6 +1,7 @@
 """Multi-agent PPO with Ray RLlib (new API stack) from a YAML config: the path beyond one machine.
 
     python training/rllib_train.py --config configs/rllib_necro_3p.yaml [--resume] [--force] [--address auto]
+        [--auth-token-file FILE]
 
 Reads top to bottom: config -> Ray -> RLlib's config (env, policy mapping, masking RLModule,
 env runners, learners, PPO) -> algorithm (new or restored) -> iterations (metrics, checkpoints,
@@ -20,8 +21,11 @@ evaluation through necro_env's harness) -> final checkpoint and evaluation.
 * Scaling: ``num_env_runners`` remote processes sample (``num_envs_per_env_runner`` envs each);
   ``num_learners`` remote learners update (0: the driver learns). ``--address`` joins a running Ray
   cluster (``ray start --head`` on one machine, ``ray start --address HEAD:6379`` on the others; every
-  node needs necro_env installed and this repository at the same path). Without it a local Ray is
-  started with as many CPUs as the runners and learners need.
+  node needs necro_env installed and this repository at the same path). Ray >= 2.60 clusters use token
+  authentication: with an explicit ``HOST:PORT`` the script turns token mode on when it finds a token
+  (``--auth-token-file``, ``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH``, ``~/.ray/auth_token``), and a failed
+  join says what to copy where (``ray_auth_settings``, ``join_error_message``). Without ``--address`` a
+  local Ray is started with as many CPUs as the runners and learners need.
 
 Run directory ``<out_dir>/<name>__s<seed>/``:
     config.yaml         the config used (``--resume`` continues only with the same config, ``iterations`` aside)
@@ -124,8 +128,66 @@ def algo_config(cfg: RLlibConfig):
     )
 
 
-def start_ray(cfg: RLlibConfig, address: str | None) -> None:
-    """Join the cluster at ``address``, or start a local Ray sized for the runners and learners."""
+# ------------------------------------------------------------------ joining a cluster (token authentication)
+AUTH_MODE_VAR, TOKEN_VAR, TOKEN_PATH_VAR = "RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH"
+
+
+def default_token_file() -> Path:
+    """Where ``ray get-auth-token --generate`` and a local ``ray.init()`` keep the token (``~/.ray/auth_token``)."""
+    return Path.home() / ".ray" / "auth_token"
+
+
+def ray_auth_settings(address: str | None, token_file: str | None, environ=None) -> dict[str, str]:
+    """The environment variables with which the driver joins the cluster at ``address`` (``os.environ`` updates).
+
+    Ray >= 2.60 clusters use token authentication once a token exists on the head node, but a driver given
+    an explicit address (``HOST:PORT``, unlike ``auto``) never turns it on by itself and is refused
+    (``InvalidAuthToken``, then a ``ConnectionError``). So with ``address``: ``token_file`` (``--auth-token-file``)
+    is used as ``RAY_AUTH_TOKEN_PATH`` and token mode is turned on; without it token mode is turned on when
+    a token is at hand (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``). An explicit
+    ``RAY_AUTH_MODE`` (e.g. ``disabled``) is left as it is. ``TrainConfigError`` for a token file that is
+    missing or empty, or one given without ``address``.
+    """
+    env = os.environ if environ is None else environ
+    if token_file is not None:
+        if not address:
+            raise TrainConfigError("--auth-token-file is for joining a cluster: pass --address HOST:PORT too")
+        path = Path(token_file).expanduser()
+        if not path.is_file() or not path.read_text().strip():
+            raise TrainConfigError(f"--auth-token-file {token_file}: no token there (a file holding the cluster's "
+                                   f"token: `ray get-auth-token` on the head node prints it)")
+        out = {TOKEN_PATH_VAR: str(path.resolve())}
+        if AUTH_MODE_VAR not in env:
+            out[AUTH_MODE_VAR] = "token"
+        return out
+    if not address or AUTH_MODE_VAR in env:
+        return {}
+    if env.get(TOKEN_VAR) or env.get(TOKEN_PATH_VAR) or default_token_file().is_file():
+        return {AUTH_MODE_VAR: "token"}
+    return {}
+
+
+def join_error_message(address: str, error: BaseException, settings: dict[str, str]) -> str:
+    """What to do when joining the cluster at ``address`` failed (most often: token authentication)."""
+    source = settings.get(TOKEN_PATH_VAR) or "RAY_AUTH_TOKEN / RAY_AUTH_TOKEN_PATH / ~/.ray/auth_token"
+    used = (f"token mode on, token from {source}" if settings.get(AUTH_MODE_VAR) == "token"
+            else "no token found here (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token)")
+    return (f"could not join the Ray cluster at {address} ({type(error).__name__}: {' '.join(str(error).split())[:300]}; "
+            f"{used}). Ray >= 2.60 clusters use token authentication: print the head node's token with "
+            f"`ray get-auth-token` there and copy it to this machine and to every other node as ~/.ray/auth_token "
+            f"(or pass --auth-token-file FILE here, or set RAY_AUTH_TOKEN); start every node with RAY_AUTH_MODE=token "
+            f"(`RAY_AUTH_MODE=token ray start --address {address}`). On the head node itself --address auto finds "
+            f"the token. A cluster started with RAY_AUTH_MODE=disabled needs no token (trusted networks only).")
+
+
+def start_ray(cfg: RLlibConfig, address: str | None, auth: dict[str, str] | None = None) -> None:
+    """Join the cluster at ``address`` (with ``auth``'s environment, see ``ray_auth_settings``), or start a
+    local Ray sized for the runners and learners."""
+    os.environ.update(auth or {})
+    if auth and "ray._raylet" in sys.modules:  # Ray read its config when imported: re-read it (as Ray itself does)
+        from ray._raylet import Config
+
+        Config.initialize("")
     import ray
 
     pythonpath = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
@@ -133,7 +195,10 @@ def start_ray(cfg: RLlibConfig, address: str | None) -> None:
     if ray.is_initialized():
         return
     if address:
-        ray.init(address=address, runtime_env=runtime_env)
+        try:
+            ray.init(address=address, runtime_env=runtime_env)
+        except (ConnectionError, RuntimeError, ray.exceptions.RayError) as e:
+            raise TrainConfigError(join_error_message(address, e, auth or {})) from e
     else:
         ray.init(num_cpus=max(2, cfg.num_env_runners + cfg.num_learners), include_dashboard=False,
                  runtime_env=runtime_env, log_to_driver=False)
@@ -275,8 +340,9 @@ def evaluate_checkpoint(cfg: RLlibConfig, ckpt: Path, iteration: int, run_dir: P
 
 # ------------------------------------------------------------------ the run
 def train(cfg: RLlibConfig, resume: bool = False, force: bool = False, quiet: bool = False,
-          address: str | None = None) -> dict[str, Any]:
-    """Run ``cfg``; returns a summary (run dir, final checkpoint, last metrics, evaluations, illegal actions)."""
+          address: str | None = None, auth: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``cfg``; returns a summary (run dir, final checkpoint, last metrics, evaluations, illegal actions).
+    ``auth``: environment variables for joining the cluster at ``address`` (``ray_auth_settings``)."""
     import torch
 
     torch.set_num_threads(cfg.torch_threads)
@@ -297,7 +363,7 @@ def train(cfg: RLlibConfig, resume: bool = False, force: bool = False, quiet: bo
     run_dir.mkdir(parents=True, exist_ok=True)
     saved_cfg.write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
 
-    start_ray(cfg, address)
+    start_ray(cfg, address, auth)
     algo = algo_config(cfg).build_algo()
     metrics = MetricsWriter(run_dir)
     evals: list[dict[str, Any]] = []
@@ -348,11 +414,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", action="store_true", help="continue the run from its newest checkpoint")
     p.add_argument("--force", action="store_true", help="delete an existing run directory and start over")
     p.add_argument("--address", default=None, help="join a running Ray cluster ('auto' or HEAD:6379)")
+    p.add_argument("--auth-token-file", default=None, metavar="FILE",
+                   help="with --address: the cluster's token (Ray >= 2.60 token authentication; default: "
+                        "RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token when there)")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
     try:
+        auth = ray_auth_settings(args.address, args.auth_token_file)
         cfg = load_config(args.config)
-        train(cfg, resume=args.resume, force=args.force, quiet=args.quiet, address=args.address)
+        train(cfg, resume=args.resume, force=args.force, quiet=args.quiet, address=args.address, auth=auth)
     except (TrainConfigError, NecroEnvError) as e:
         print(f"rllib_train: error: {e}", file=sys.stderr)
         return 2
