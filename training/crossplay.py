@@ -208,6 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--trust-pickle", action="store_true", help="allow pickled policy files (SB3 .zip)")
     a = ap.parse_args(argv)
+    try:  # the learned policies' forward passes on one thread: more only contend for the cores with the games
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
     try:
         if not 3 <= a.players <= 6:
             raise ConfigError(f"--players must be 3-6 (the Necromancer scenario), got {a.players}")
