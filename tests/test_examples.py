@@ -108,14 +108,14 @@ def test_learned_policy_counts_illegal_choices() -> None:
 @pytest.mark.slow
 def test_torchrl_example_learns() -> None:
     """A few minutes of TorchRL PPO (its command line, as a user runs it) on the 2-seat base game with the
-    dense ``coins`` reward: ``player_0``'s network, evaluated in every seat against random opponents on 100
+    dense ``coins`` reward: ``player_0``'s network, evaluated in every seat against random opponents on 200
     games, beats the random policy in that seat (its 95% interval lies above the random policy's rate)."""
     pytest.importorskip("torchrl", reason="torchrl is not installed (the dev extra installs it)")
     cmd = [sys.executable, str(EXAMPLES / "torchrl_ppo.py"), "--players", "2", "--reward", "coins",
-           "--opponents", "random", "--frames", "60000", "--frames-per-batch", "2000", "--eval-games", "100",
+           "--opponents", "random", "--frames", "100000", "--frames-per-batch", "1000", "--eval-games", "200",
            "--json"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert out["task"] == "player2-random" and out["steps"] == 60000 and out["illegal_actions"] == 0
+    assert out["task"] == "player2-random" and out["steps"] == 100000 and out["illegal_actions"] == 0
     assert out["ci95"][0] > out["random_win_rate"], out
