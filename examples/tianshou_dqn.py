@@ -75,7 +75,7 @@ def run(epochs: int = 2, steps_per_epoch: int = 1000, players: int = 3, seed: in
     buffer = VectorReplayBuffer(20_000, len(train_envs))
     train_collector = Collector(algorithm, train_envs, buffer, exploration_noise=True)
     test_collector = Collector(algorithm, test_envs, exploration_noise=False)
-    necro = env.agent_idx.get("necromancer_0", len(env.agents) - 1)
+    learner_idx = env.agent_idx[learner_of(players)]
     result = algorithm.run_training(OffPolicyTrainerParams(
         training_collector=train_collector,
         test_collector=test_collector,
@@ -85,12 +85,12 @@ def run(epochs: int = 2, steps_per_epoch: int = 1000, players: int = 3, seed: in
         test_step_num_episodes=2,
         batch_size=64,
         update_step_num_gradient_steps_per_sample=0.1,
-        multi_agent_return_reduction=lambda rew: rew[:, necro],  # the score: the Necromancer's return
+        multi_agent_return_reduction=lambda rew: rew[:, learner_idx],  # the score: the learner's return
         show_progress=False,
         verbose=False,
     ))
     keys = set(buffer.info.get_keys())
-    learner = algorithms[env.agent_idx[learner_of(players)]].policy
+    learner = algorithms[learner_idx].policy
     evaluation = evaluate_learner(learned_policy(learner), players, opponents, eval_games)
     out = summary("tianshou", monitor, evaluation, {
         "steps": int(train_collector.collect_step),
