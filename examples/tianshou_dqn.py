@@ -2,40 +2,60 @@
 PettingZoo wrapper and its multi-agent algorithm (``MultiAgentOffPolicyAlgorithm``).
 
     python examples/tianshou_dqn.py [--epochs 2] [--steps-per-epoch 1000] [--players 3]
+                                    [--reward win] [--opponents greedy] [--eval-games 100] [--json]
 
 Where the mask is: Tianshou's ``PettingZooEnv`` turns the env's ``observation["action_mask"]`` into
 ``batch.obs.mask`` (and ``observation["observation"]`` into ``batch.obs.obs``); its Q-learning policy
 takes the argmax over legal actions only and its epsilon-greedy exploration samples legal actions only,
 so no glue is needed. The env's end-of-game info has the same keys and shapes in every game, which is
 what Tianshou's replay buffer needs to stack infos (the full result is ``env.unwrapped.result()``).
+
+What it reports (``_common.py``): every agent learns, and at the end the learner's network (the
+Necromancer's DQN; ``player_0``'s in the 2-seat base game) plays necro_env's evaluation harness against
+``--opponents`` in the other seats, with the random policy in the same seat on the same games for
+comparison; the learner's mean training return, and the illegal actions as a count (training: actions the
+collector sent that the acting agent's mask forbade; evaluation: greedy choices outside the legal actions).
 """
 from __future__ import annotations
 
 import argparse
-import json
 
 import numpy as np
 import torch
 from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
-from tianshou.data import Collector, VectorReplayBuffer
+from tianshou.data import Batch, Collector, VectorReplayBuffer
 from tianshou.env import DummyVectorEnv
 from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import necro_env
+from necro_env.rewards import REWARD_SCHEMES
+from _common import EVAL_GAMES, LearnedPolicy, Monitor, evaluate_learner, learner_of, report, summary
 
 
-def make_env(players: int) -> PettingZooEnv:
-    return PettingZooEnv(necro_env.env(players=players))
+def make_env(players: int, monitor: Monitor | None = None, reward: str = "win") -> PettingZooEnv:
+    env = necro_env.env(players=players, reward=reward)
+    return PettingZooEnv(env if monitor is None else monitor.wrap(env))
+
+
+def learned_policy(policy: DiscreteQLearningPolicy) -> LearnedPolicy:
+    """The DQN's greedy action, chosen by Tianshou's own masked forward pass, as a necro_env policy."""
+    def choose(observation: np.ndarray, mask: np.ndarray) -> int:
+        batch = Batch(obs=Batch(obs=observation[None], mask=mask[None]), info=Batch())
+        with torch.no_grad():
+            return int(policy(batch).act[0])
+    return LearnedPolicy("tianshou-dqn", choose)
 
 
 def run(epochs: int = 2, steps_per_epoch: int = 1000, players: int = 3, seed: int = 0,
-        verbose: bool = True) -> dict:
+        verbose: bool = True, opponents: str = "greedy", eval_games: int = EVAL_GAMES,
+        as_json: bool = True, reward: str = "win") -> dict:
     torch.manual_seed(seed)
     torch.set_num_threads(1)
+    monitor = Monitor()
     env = make_env(players)
     obs_dim = env.observation_space["observation"].shape[0]
     n_actions = env.action_space.n
@@ -48,14 +68,14 @@ def run(epochs: int = 2, steps_per_epoch: int = 1000, players: int = 3, seed: in
                               n_step_return_horizon=1, target_update_freq=200))
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=algorithms, env=env)
 
-    train_envs = DummyVectorEnv([lambda: make_env(players) for _ in range(2)])
-    test_envs = DummyVectorEnv([lambda: make_env(players) for _ in range(2)])
+    train_envs = DummyVectorEnv([lambda: make_env(players, monitor, reward) for _ in range(2)])
+    test_envs = DummyVectorEnv([lambda: make_env(players, reward=reward) for _ in range(2)])
     train_envs.seed(seed)
     test_envs.seed(seed + 1000)
     buffer = VectorReplayBuffer(20_000, len(train_envs))
     train_collector = Collector(algorithm, train_envs, buffer, exploration_noise=True)
     test_collector = Collector(algorithm, test_envs, exploration_noise=False)
-    necro = env.agent_idx.get("necromancer_0", len(env.agents) - 1)
+    learner_idx = env.agent_idx[learner_of(players)]
     result = algorithm.run_training(OffPolicyTrainerParams(
         training_collector=train_collector,
         test_collector=test_collector,
@@ -65,21 +85,23 @@ def run(epochs: int = 2, steps_per_epoch: int = 1000, players: int = 3, seed: in
         test_step_num_episodes=2,
         batch_size=64,
         update_step_num_gradient_steps_per_sample=0.1,
-        multi_agent_return_reduction=lambda rew: rew[:, necro],  # the score: the Necromancer's return
+        multi_agent_return_reduction=lambda rew: rew[:, learner_idx],  # the score: the learner's return
         show_progress=False,
         verbose=False,
     ))
     keys = set(buffer.info.get_keys())
-    out = {
-        "library": "tianshou",
+    learner = algorithms[learner_idx].policy
+    evaluation = evaluate_learner(learned_policy(learner), players, opponents, eval_games)
+    out = summary("tianshou", monitor, evaluation, {
+        "steps": int(train_collector.collect_step),
+        "reward": reward,
         "env_steps": int(train_collector.collect_step),
         "episodes": int(train_collector.collect_episode),
         "buffer_info_keys": sorted(keys),
-        "illegal_actions": int("illegal_action" in keys),  # the env's illegal-ending info never appeared
         "best_score": float(result.best_score),
-    }
+    })
     if verbose:
-        print(json.dumps(out))
+        report(out, as_json)
     return out
 
 
@@ -89,8 +111,13 @@ def main() -> None:
     p.add_argument("--steps-per-epoch", type=int, default=1000)
     p.add_argument("--players", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--reward", default="win", choices=REWARD_SCHEMES, help="the env's reward scheme")
+    p.add_argument("--opponents", default="greedy", help="the scripted opponents of the final evaluation")
+    p.add_argument("--eval-games", type=int, default=EVAL_GAMES)
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     a = p.parse_args()
-    run(a.epochs, a.steps_per_epoch, a.players, a.seed)
+    run(a.epochs, a.steps_per_epoch, a.players, a.seed, opponents=a.opponents, eval_games=a.eval_games,
+        as_json=a.json, reward=a.reward)
 
 
 if __name__ == "__main__":

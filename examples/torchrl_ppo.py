@@ -1,6 +1,7 @@
 """TorchRL on necro_env: independent PPO per agent group through TorchRL's own ``PettingZooWrapper``.
 
     python examples/torchrl_ppo.py [--frames 3000] [--frames-per-batch 500] [--players 3]
+                                   [--reward win] [--opponents greedy] [--eval-games 100] [--json]
 
 Where the mask is: ``PettingZooWrapper(env, use_mask=True)`` (compulsory for a turn-based AEC env) gives,
 per group, ``(group, "mask")`` (which agent acts at this step) and ``(group, "action_mask")`` (the env's
@@ -9,11 +10,18 @@ per group, ``(group, "mask")`` (which agent acts at this step) and ``(group, "ac
 ``ProbabilisticActor`` over ``MaskedCategorical`` reading ``(group, "action_mask")``, so it samples legal
 actions only; each group's PPO loss is computed on the steps where that group's agent acted.
 Groups are TorchRL's default for AEC envs: one per agent (``player_0``, ..., ``necromancer_0``).
+
+What it reports (``_common.py``): every group learns, and at the end the learner's actor (the
+Necromancer's; ``player_0``'s in the 2-seat base game), taking its deterministic (most probable legal)
+action, plays necro_env's evaluation harness against ``--opponents`` in the other seats, with the random
+policy in the same seat on the same games for comparison; each agent's mean training return (with
+``reward: win`` the returns of all agents add up to a constant, so only one agent's return says something),
+and the illegal actions as a count (training: actions the collector sent that the acting agent's mask
+forbade; evaluation: choices outside the legal actions).
 """
 from __future__ import annotations
 
 import argparse
-import json
 
 import torch
 from tensordict.nn import TensorDictModule, TensorDictSequential
@@ -27,17 +35,22 @@ from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor, ValueOpe
 from torchrl.objectives import ClipPPOLoss, ValueEstimators
 
 import necro_env
+from necro_env.rewards import REWARD_SCHEMES
+from _common import EVAL_GAMES, Monitor, evaluate_learner, learner_of, report, summary, torchrl_group_policy
 
 
-def make_env(players: int, seed: int) -> PettingZooWrapper:
-    return PettingZooWrapper(necro_env.env(players=players), use_mask=True, seed=seed)
+def make_env(players: int, seed: int, monitor: Monitor | None = None, reward: str = "win") -> PettingZooWrapper:
+    env = necro_env.env(players=players, reward=reward)
+    return PettingZooWrapper(env if monitor is None else monitor.wrap(env), use_mask=True, seed=seed)
 
 
 def run(frames: int = 3000, frames_per_batch: int = 500, players: int = 3, seed: int = 0,
-        verbose: bool = True) -> dict:
+        verbose: bool = True, opponents: str = "greedy", eval_games: int = EVAL_GAMES,
+        as_json: bool = True, reward: str = "win") -> dict:
     torch.manual_seed(seed)
     torch.set_num_threads(1)
-    env = make_env(players, seed)
+    monitor = Monitor()
+    env = make_env(players, seed, reward=reward)
     groups = list(env.group_map)
     actors, losses, optims = [], {}, {}
     for g in groups:
@@ -64,9 +77,9 @@ def run(frames: int = 3000, frames_per_batch: int = 500, players: int = 3, seed:
         optims[g] = torch.optim.Adam(loss.parameters(), lr=3e-4)
     policy = TensorDictSequential(*actors)
 
-    collector = Collector(make_env(players, seed), policy, frames_per_batch=frames_per_batch,
-                                  total_frames=frames)
-    stats = {"library": "torchrl", "env_steps": 0, "updates": 0, "illegal_actions": 0, "games": 0}
+    collector = Collector(make_env(players, seed, monitor, reward), policy, frames_per_batch=frames_per_batch,
+                          total_frames=frames)
+    stats = {"steps": 0, "reward": reward, "env_steps": 0, "updates": 0, "games": 0}
     for batch in collector:
         stats["env_steps"] += batch.numel()
         for g in groups:
@@ -75,10 +88,6 @@ def run(frames: int = 3000, frames_per_batch: int = 500, players: int = 3, seed:
             acted = batch[g, "mask"].reshape(batch.shape[0], -1).any(-1)
             if not acted.any():
                 continue
-            # an action outside the env's mask would be illegal: count it (0 with the masked actor)
-            chosen = batch[g, "action"].reshape(batch.shape[0], -1)[acted]
-            legal = batch[g, "action_mask"].reshape(batch.shape[0], -1, batch[g, "action_mask"].shape[-1])[acted]
-            stats["illegal_actions"] += int((~legal.gather(-1, chosen.unsqueeze(-1))).sum())
             with torch.no_grad():
                 losses[g].value_estimator(batch, params=losses[g].critic_network_params,
                                           target_params=losses[g].target_critic_network_params)
@@ -93,9 +102,16 @@ def run(frames: int = 3000, frames_per_batch: int = 500, players: int = 3, seed:
                 stats["updates"] += 1
         collector.update_policy_weights_()
     collector.shutdown()
+    stats["steps"] = stats["env_steps"]
+    learner = learner_of(players)
+    group = next(g for g, agents in env.group_map.items() if learner in agents)
+    actor = actors[groups.index(group)]
+    learned = torchrl_group_policy("torchrl-ppo", actor, group, list(env.group_map[group]), learner)
+    evaluation = evaluate_learner(learned, players, opponents, eval_games)
+    out = summary("torchrl", monitor, evaluation, stats)
     if verbose:
-        print(json.dumps(stats))
-    return stats
+        report(out, as_json)
+    return out
 
 
 def main() -> None:
@@ -104,8 +120,13 @@ def main() -> None:
     p.add_argument("--frames-per-batch", type=int, default=500)
     p.add_argument("--players", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--reward", default="win", choices=REWARD_SCHEMES, help="the env's reward scheme")
+    p.add_argument("--opponents", default="greedy", help="the scripted opponents of the final evaluation")
+    p.add_argument("--eval-games", type=int, default=EVAL_GAMES)
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     a = p.parse_args()
-    run(a.frames, a.frames_per_batch, a.players, a.seed)
+    run(a.frames, a.frames_per_batch, a.players, a.seed, opponents=a.opponents, eval_games=a.eval_games,
+        as_json=a.json, reward=a.reward)
 
 
 if __name__ == "__main__":
