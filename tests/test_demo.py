@@ -19,7 +19,9 @@ def test_the_table_covers_every_shipped_policy_against_its_baseline():
     assert sorted(c.policy.removeprefix("pretrained:") for c in demo.SHIPPED) == pretrained_names()
     assert [(c.policy, c.players, c.role) for c in demo.SHIPPED] == [
         ("pretrained:necromancer_3p", 3, "necromancer"), ("pretrained:necromancer_6p", 6, "necromancer"),
-        ("pretrained:player_2p", 2, "player"), ("pretrained:players_3p", 3, "players")]
+        ("pretrained:player_2p", 2, "player"), ("pretrained:players_3p", 3, "players"),
+        ("pretrained:players_6p", 6, "players"), ("pretrained:league_necromancer_3p", 3, "necromancer"),
+        ("pretrained:league_players_3p", 3, "players")]
     # The player's reference spec is the greedy player under another name (a test seat must differ by name).
     from necro_env.agents.greedy import GreedyAgent
 
@@ -34,13 +36,14 @@ def test_shipped_table_pairs_each_policy_with_its_baseline_on_the_same_games():
     for row in table["rows"]:
         for side in (row["shipped"], row["reference"]):
             assert side["games"] == 3 and 0 <= side["wins"] <= 3
-            assert side["win_rate"] == side["wins"] / 3
+            assert side["win_rate"] == pytest.approx(side["wins"] / 3)  # a team: 1 - his rate
             assert side["ci95"][0] <= side["win_rate"] <= side["ci95"][1]
         assert row["difference"] == pytest.approx(row["shipped"]["win_rate"] - row["reference"]["win_rate"])
         lo, hi = row["difference_ci95"]
         assert lo <= row["difference"] <= hi
     assert [r["reference"]["policy"] for r in table["rows"]] == ["heuristic Necromancer", "heuristic Necromancer",
-                                                                 "greedy player", "greedy players"]
+                                                                 "greedy player", "greedy players", "greedy players",
+                                                                 "heuristic Necromancer", "greedy players"]
     text = demo.format_shipped(table).splitlines()
     assert len(text) == 2 + len(demo.SHIPPED)
     for line, row in zip(text[2:], table["rows"]):

@@ -16,7 +16,8 @@ from necro_env.agents.registry import PRETRAINED_DIR, make_policy, pretrained_na
 from necro_env.game import ConfigError, Game, GameConfig, Phase, decode  # noqa: E402
 
 SHIPPED = {"necromancer_3p": "necromancer", "necromancer_6p": "necromancer", "player_2p": "player",
-           "players_3p": "player", "players_6p": "player"}  # a team network is a player policy (it acts for any player seat)
+           "players_3p": "player", "players_6p": "player", "league_necromancer_3p": "necromancer",
+           "league_players_3p": "player"}  # a team network is a player policy (it acts for any player seat)
 
 
 def test_the_policies_are_shipped_weights_only_and_small():
@@ -103,7 +104,7 @@ def _play(g: Game, pols: list, seed: int, steps_of: set[int]) -> int:
     return n
 
 
-@pytest.mark.parametrize("name", ["necromancer_3p", "necromancer_6p"])
+@pytest.mark.parametrize("name", ["necromancer_3p", "necromancer_6p", "league_necromancer_3p"])
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
 def test_pretrained_necromancer_acts_legally_on_every_seat_count(name, players):
     pol = make_policy(f"pretrained:{name}", "necromancer")

@@ -14,8 +14,10 @@
    the same seeded games (default: the first 400 of seed 2024, the report seeds of
    docs/results/LEARNING.md): ``pretrained:necromancer_3p`` and ``pretrained:necromancer_6p`` against
    the heuristic Necromancer, both among greedy players, and ``pretrained:player_2p`` against greedy
-   in the 2-seat base game (its seat rotated), and the team ``pretrained:players_3p`` against greedy players,
-   both in every player seat against the heuristic Necromancer (a team's win rate: the games he loses). These games run beside the training (their worker
+   in the 2-seat base game (its seat rotated), the teams ``pretrained:players_3p`` and ``players_6p``
+   against greedy players, both in every player seat against the heuristic Necromancer (a team's win
+   rate: the games he loses), and the league's last generations (``pretrained:league_necromancer_3p``,
+   ``league_players_3p``) against the same baselines. These games run beside the training (their worker
    processes take the core the training leaves idle); the table and ``summary.json``'s ``shipped``
    give both win rates with their intervals and the difference. ``--shipped-games 0`` skips it.
    The exit code does not depend on it.
@@ -132,6 +134,9 @@ SHIPPED = (
     ShippedCheck("pretrained:necromancer_6p", 6, "necromancer", "heuristic Necromancer", "heuristic"),
     ShippedCheck("pretrained:player_2p", 2, "player", "greedy player", "heuristic"),
     ShippedCheck("pretrained:players_3p", 3, "players", "greedy players", "greedy"),
+    ShippedCheck("pretrained:players_6p", 6, "players", "greedy players", "greedy"),
+    ShippedCheck("pretrained:league_necromancer_3p", 3, "necromancer", "heuristic Necromancer", "heuristic"),
+    ShippedCheck("pretrained:league_players_3p", 3, "players", "greedy players", "greedy"),
 )
 
 
