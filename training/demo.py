@@ -166,13 +166,14 @@ def shipped_table(games: int, seed: int, workers: int, checks=SHIPPED) -> dict:
 
 
 def format_shipped(table: dict) -> str:
-    head = (f"{'shipped policy':<26} {'seats':>5}  {'win rate':>8}  {'95% interval':<16}  {'against':<22} "
+    w = max([len("shipped policy")] + [len(r["policy"]) for r in table["rows"]])  # the policy column fits its longest name
+    head = (f"{'shipped policy':<{w}} {'seats':>5}  {'win rate':>8}  {'95% interval':<16}  {'against':<22} "
             f"{'win rate':>8}  {'95% interval':<16}  {'difference [95%]'}")
     lines = [head, "-" * len(head)]
     for r in table["rows"]:
         s, ref = r["shipped"], r["reference"]
         dl, dh = r["difference_ci95"]
-        lines.append(f"{r['policy']:<26} {r['players']:>5}  {s['win_rate']:>8.3f}  {format_interval(*s['ci95']):<16}  "
+        lines.append(f"{r['policy']:<{w}} {r['players']:>5}  {s['win_rate']:>8.3f}  {format_interval(*s['ci95']):<16}  "
                      f"{ref['policy']:<22} {ref['win_rate']:>8.3f}  {format_interval(*ref['ci95']):<16}  "
                      f"{r['difference']:+.3f} [{dl:+.3f}, {dh:+.3f}]")
     return "\n".join(lines)
