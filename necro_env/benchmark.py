@@ -441,31 +441,30 @@ def load_results(directory) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------------- aggregation
-def _bootstrap(score_dict: dict[str, Any], func, reps: int, seed: int):
-    """rliable's stratified-bootstrap estimates with a seeded generator. rliable 1.2 draws its resamples from
-    NumPy's global generator whatever ``random_state`` says, so the global state is seeded for the call and
-    restored after it (nothing outside sees a change)."""
+def _with_global_seed(seed: int, call, *args, **kwargs):
+    """``call(*args, **kwargs)`` with NumPy's global generator seeded by ``seed``, its state restored after
+    (nothing outside sees a change). rliable 1.2 draws its bootstrap resamples from the global generator
+    whatever ``random_state`` says, so this is how its results are made reproducible."""
     import numpy as np
 
-    rly, _ = _require_rliable()
     saved = np.random.get_state()
     try:
         np.random.seed(seed)
-        return rly.get_interval_estimates(score_dict, func, reps=reps)
+        return call(*args, **kwargs)
     finally:
         np.random.set_state(saved)
+
+
+def _bootstrap(score_dict: dict[str, Any], func, reps: int, seed: int):
+    """rliable's stratified-bootstrap estimates, seeded (``_with_global_seed``)."""
+    rly, _ = _require_rliable()
+    return _with_global_seed(seed, rly.get_interval_estimates, score_dict, func, reps=reps)
 
 
 def _profiles(score_dict: dict[str, Any], taus, reps: int, seed: int):
-    import numpy as np
-
+    """rliable's performance profiles with bootstrap intervals, seeded (``_with_global_seed``)."""
     rly, _ = _require_rliable()
-    saved = np.random.get_state()
-    try:
-        np.random.seed(seed)
-        return rly.create_performance_profile(score_dict, taus, reps=reps)
-    finally:
-        np.random.set_state(saved)
+    return _with_global_seed(seed, rly.create_performance_profile, score_dict, taus, reps=reps)
 
 
 def interval_estimates(score_dict: Mapping[str, Any], reps: int = 2000, seed: int = 0) -> dict[str, dict[str, Any]]:
