@@ -15,6 +15,12 @@ import yaml
 from necro_env.game import ConfigError, GameConfig
 
 
+def policy_role(learner: str) -> str:
+    """The role a policy file of ``learner`` records: "necromancer" or "player" (a "players" team
+    network acts for any player seat, so its files are player policies)."""
+    return "necromancer" if learner == "necromancer" else "player"
+
+
 class TrainConfigError(ConfigError):
     """A training config has an unknown key or a value out of range (a ``ConfigError``, so a ``ValueError``)."""
 
@@ -307,7 +313,7 @@ class TrainConfig:
         """``init_policy`` names a policy file of the learner's role whose network is the config's."""
         from necro_env.agents.registry import PRETRAINED_DIR, PRETRAINED_PREFIX, check_policy
 
-        role = "necromancer" if self.learner == "necromancer" else "player"
+        role = policy_role(self.learner)
         spec = self.init_policy.strip()
         try:
             check_policy(spec, role)

@@ -26,6 +26,7 @@ from necro_env.agents.registry import make_policy
 from necro_env.agents.torch_policy import NetPolicy, load_policy
 from necro_env.evaluate import evaluate
 from necro_env.game.errors import StateError
+from training.config import policy_role
 
 
 class SnapshotSampler:
@@ -103,12 +104,6 @@ class PoolSampler:
         return self.policies[name]
 
 
-def policy_role(learner: str) -> str:
-    """The role a policy file of ``learner`` records: "necromancer" or "player" (a "players" team
-    network acts for any player seat, so its files are player policies)."""
-    return "necromancer" if learner == "necromancer" else "player"
-
-
 def evaluate_net(net: Any, cfg, games: int, seed: int, trusted: bool = False) -> dict:
     """Win rate of ``net`` (arg-max) in the learner's role against ``cfg``'s evaluation opponents over
     ``games`` seeded games (the same seeds every call): ``wins, games, win_rate, lo, hi``. For learner
@@ -137,4 +132,4 @@ def evaluate_net(net: Any, cfg, games: int, seed: int, trusted: bool = False) ->
     return {"wins": int(group["wins"]), "games": games, "win_rate": group["win_rate"], "lo": lo, "hi": hi}
 
 
-__all__ = ["PoolSampler", "SnapshotSampler", "evaluate_net", "policy_role"]
+__all__ = ["PoolSampler", "SnapshotSampler", "evaluate_net"]

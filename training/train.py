@@ -58,8 +58,8 @@ from necro_env.game.errors import NecroEnvError
 from necro_env.observe import OBS_SIZE
 from necro_env.wrappers import SingleSeatEnv
 from training.checkpoint import resume_latest, save_checkpoint
-from training.config import TrainConfig, TrainConfigError, load_config
-from training.policies import PoolSampler, SnapshotSampler, evaluate_net, policy_role
+from training.config import TrainConfig, TrainConfigError, load_config, policy_role
+from training.policies import PoolSampler, SnapshotSampler, evaluate_net
 from training.sb3_net import NetActorCriticPolicy
 
 
@@ -379,17 +379,11 @@ def averaged_net(net: torch.nn.Module, ckpt_dir: Path, cfg: TrainConfig) -> tupl
 
 
 def init_from_policy(model: MaskablePPO, cfg: TrainConfig) -> None:
-    """Copy the weights of ``cfg.init_policy`` (a policy file of the learner's role) into the model's
-    network; ``TrainConfigError`` if its architecture is not the config's."""
+    """Copy the weights of ``cfg.init_policy`` into the model's network (the config checked, when it was
+    built, that the file is of the learner's role and has the config's architecture)."""
     from necro_env.agents.registry import make_policy
 
-    pol = make_policy(cfg.init_policy, policy_role(cfg.learner))
-    net = model.policy.net
-    theirs, mine = getattr(pol.net, "arch", None), net.arch
-    if theirs != mine:
-        raise TrainConfigError(f"init_policy {cfg.init_policy}: its network {theirs} is not the config's {mine}; "
-                               f"set policy/net to the file's architecture")
-    net.load_state_dict(pol.net.state_dict())
+    model.policy.net.load_state_dict(make_policy(cfg.init_policy, policy_role(cfg.learner)).net.state_dict())
 
 
 def train(cfg: TrainConfig, resume: bool = False, force: bool = False, progress: bool = True,
