@@ -17,7 +17,7 @@ from necro_env.game import ConfigError, Game, GameConfig, Phase, decode  # noqa:
 
 SHIPPED = {"necromancer_3p": "necromancer", "necromancer_6p": "necromancer", "player_2p": "player",
            "players_3p": "player", "players_6p": "player", "league_necromancer_3p": "necromancer",
-           "league_players_3p": "player"}  # a team network is a player policy (it acts for any player seat)
+           "league_players_3p": "player", "exploiter_players_3p": "player"}  # a team network is a player policy (it acts for any player seat)
 
 
 def test_the_policies_are_shipped_weights_only_and_small():

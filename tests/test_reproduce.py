@@ -11,7 +11,7 @@ from necro_env.game.errors import ConfigError  # noqa: E402
 from training import reproduce  # noqa: E402
 
 
-@pytest.mark.parametrize("name", [n for n in pretrained_names() if not n.startswith("league_")])
+@pytest.mark.parametrize("name", [n for n in pretrained_names() if not n.startswith(("league_", "exploiter_"))])
 def test_plan_trains_the_config_with_the_recorded_seed_and_evaluates_as_the_docs_do(name, tmp_path):
     role, info = reproduce.recorded(name)
     todo = reproduce.plan(name, str(tmp_path))
@@ -76,5 +76,11 @@ def test_a_league_file_names_the_league_that_rebuilds_it(monkeypatch, capsys):
         reproduce.plan("league_necromancer_3p", "runs/x")
     with pytest.raises(ConfigError, match="no training config configs/elsewhere_3p.yaml"):
         reproduce.plan("elsewhere_3p", "runs/x")
+    monkeypatch.setattr(reproduce, "recorded", lambda name: ("player", {"config": {"seed": 0, "name": "exploit_coalition"}}))
+    with pytest.raises(ConfigError, match="best response of a `necro-env exploit` run"):
+        reproduce.plan("exploiter_players_3p", "runs/x")
+    monkeypatch.undo()
+    assert reproduce.main(["exploiter_players_3p", "--dry-run"]) == 2
+    assert "necro-env exploit" in capsys.readouterr().err
     assert reproduce.main(["league_players_3p", "--dry-run"]) == 2
     assert "configs/league_3p.yaml" in capsys.readouterr().err

@@ -104,6 +104,10 @@ def plan(name: str, out_dir: str, resume: bool = False) -> dict:
             raise ConfigError(f"pretrained:{name} is the last generation of its side in a league, not the run of one "
                               f"train config: rebuild it with `python training/league_train.py configs/league_{league}"
                               f".yaml` (it writes runs/league_{league}/{name}.safetensors)")
+        if record.get("name", "").startswith("exploit_"):
+            raise ConfigError(f"pretrained:{name} is the best response of a `necro-env exploit` run, not the run of one "
+                              f"train config: rebuild it with the command in docs/results/STRATEGY.md "
+                              f"(approximate exploitability; it writes the run's final.safetensors)")
         raise ConfigError(f"pretrained:{name} has no training config configs/{name}.yaml to rebuild it from")
     now = load_config(config).to_dict()
     from training.config import TrainConfig
