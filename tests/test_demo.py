@@ -21,7 +21,9 @@ def test_the_table_covers_every_shipped_policy_against_its_baseline():
         ("pretrained:necromancer_3p", 3, "necromancer"), ("pretrained:necromancer_6p", 6, "necromancer"),
         ("pretrained:player_2p", 2, "player"), ("pretrained:players_3p", 3, "players"),
         ("pretrained:players_6p", 6, "players"), ("pretrained:league_necromancer_3p", 3, "necromancer"),
-        ("pretrained:league_players_3p", 3, "players")]
+        ("pretrained:league_players_3p", 3, "players"), ("pretrained:exploiter_players_3p", 3, "players")]
+    assert [c.necromancer for c in demo.SHIPPED if c.role == "players"] == ["heuristic"] * 3 + [
+        "pretrained:league_necromancer_3p"]
     # The player's reference spec is the greedy player under another name (a test seat must differ by name).
     from necro_env.agents.greedy import GreedyAgent
 
@@ -33,6 +35,8 @@ def test_shipped_table_pairs_each_policy_with_its_baseline_on_the_same_games():
     table = demo.shipped_table(games=3, seed=11, workers=1)
     assert table["games"] == 3 and table["seed"] == 11 and table["seconds"] >= 0
     assert [r["policy"] for r in table["rows"]] == [c.policy for c in demo.SHIPPED]
+    assert [r["opponents"] for r in table["rows"]] == ["greedy"] * 3 + ["heuristic"] * 2 + [
+        "greedy", "heuristic", "pretrained:league_necromancer_3p"]
     for row in table["rows"]:
         for side in (row["shipped"], row["reference"]):
             assert side["games"] == 3 and 0 <= side["wins"] <= 3
@@ -43,7 +47,8 @@ def test_shipped_table_pairs_each_policy_with_its_baseline_on_the_same_games():
         assert lo <= row["difference"] <= hi
     assert [r["reference"]["policy"] for r in table["rows"]] == ["heuristic Necromancer", "heuristic Necromancer",
                                                                  "greedy player", "greedy players", "greedy players",
-                                                                 "heuristic Necromancer", "greedy players"]
+                                                                 "heuristic Necromancer", "greedy players",
+                                                                 "greedy players v league"]
     text = demo.format_shipped(table).splitlines()
     assert len(text) == 2 + len(demo.SHIPPED)
     for line, row in zip(text[2:], table["rows"]):
@@ -70,6 +75,13 @@ def test_a_row_reports_the_seat_it_names():
     lo, hi = res["necromancer"]["ci95"]
     assert got == {"wins": 6 - res["necromancer"]["wins"], "games": 6, "win_rate": 1 - res["necromancer"]["win_rate"],
                    "ci95": [1 - hi, 1 - lo]}
+    # A row with another Necromancer plays against him: a ShippedCheck naming random, on the same games.
+    against_random = demo.ShippedCheck("random", 3, "players", "random players", "random", necromancer="random")
+    got = against_random.evaluate("random", games=6, seed=3, workers=1)
+    res = evaluate(players=3, necromancer_spec="random", players_spec="random", games=6, seed=3)
+    assert got["wins"] == 6 - res["necromancer"]["wins"]
+    heuristic = evaluate(players=3, necromancer_spec="heuristic", players_spec="random", games=6, seed=3)
+    assert heuristic["necromancer"]["wins"] != res["necromancer"]["wins"]  # so the check tells them apart
 
 
 @pytest.mark.parametrize("a, b", [((80, 100), (50, 100)), ((5, 10), (5, 10)), ((0, 20), (20, 20))])

@@ -17,7 +17,9 @@
    in the 2-seat base game (its seat rotated), the teams ``pretrained:players_3p`` and ``players_6p``
    against greedy players, both in every player seat against the heuristic Necromancer (a team's win
    rate: the games he loses), and the league's last generations (``pretrained:league_necromancer_3p``,
-   ``league_players_3p``) against the same baselines. These games run beside the training (their worker
+   ``league_players_3p``) against the same baselines, and ``pretrained:exploiter_players_3p`` (the
+   coalition best response to the league Necromancer) against greedy players, both in every player
+   seat against the league Necromancer. These games run beside the training (their worker
    processes take the core the training leaves idle); the table and ``summary.json``'s ``shipped``
    give both win rates with their intervals and the difference. ``--shipped-games 0`` skips it.
    The exit code does not depend on it.
@@ -103,6 +105,7 @@ class ShippedCheck:
     role: str  # "necromancer", "player" (the base game's rotated seat) or "players" (a team in every player seat)
     reference: str  # what the reference is called in the table
     reference_spec: str  # its policy spec
+    necromancer: str = "heuristic"  # the Necromancer a "players" team plays against
 
     def evaluate(self, spec: str, games: int, seed: int, workers: int) -> dict:
         """Win count, rate and 95% Wilson interval of ``spec`` in this row's seat."""
@@ -112,8 +115,8 @@ class ShippedCheck:
             res = evaluate(players=self.players, necromancer_spec=spec, players_spec="greedy", games=games,
                            seed=seed, workers=workers)
             side = res["necromancer"]
-        elif self.role == "players":  # the team in every player seat wins the games the heuristic Necromancer loses
-            res = evaluate(players=self.players, necromancer_spec="heuristic", players_spec=spec, games=games,
+        elif self.role == "players":  # the team in every player seat wins the games its Necromancer loses
+            res = evaluate(players=self.players, necromancer_spec=self.necromancer, players_spec=spec, games=games,
                            seed=seed, workers=workers)
             necro = res["necromancer"]
             lo, hi = necro["ci95"]
@@ -137,6 +140,9 @@ SHIPPED = (
     ShippedCheck("pretrained:players_6p", 6, "players", "greedy players", "greedy"),
     ShippedCheck("pretrained:league_necromancer_3p", 3, "necromancer", "heuristic Necromancer", "heuristic"),
     ShippedCheck("pretrained:league_players_3p", 3, "players", "greedy players", "greedy"),
+    # The coalition best response to the league Necromancer, against him (docs/results/STRATEGY.md).
+    ShippedCheck("pretrained:exploiter_players_3p", 3, "players", "greedy players v league", "greedy",
+                 necromancer="pretrained:league_necromancer_3p"),
 )
 
 
@@ -157,7 +163,7 @@ def shipped_table(games: int, seed: int, workers: int, checks=SHIPPED) -> dict:
     for c in checks:
         shipped = c.evaluate(c.policy, games, seed, workers)
         ref = c.evaluate(c.reference_spec, games, seed, workers)
-        against = "heuristic" if c.role == "players" else "greedy"  # the team faces the heuristic Necromancer
+        against = c.necromancer if c.role == "players" else "greedy"  # a team faces its row's Necromancer
         rows.append({"policy": c.policy, "players": c.players, "role": c.role, "opponents": against,
                      "shipped": shipped, "reference": {"policy": c.reference, **ref},
                      "difference": shipped["win_rate"] - ref["win_rate"],
@@ -167,14 +173,15 @@ def shipped_table(games: int, seed: int, workers: int, checks=SHIPPED) -> dict:
 
 def format_shipped(table: dict) -> str:
     w = max([len("shipped policy")] + [len(r["policy"]) for r in table["rows"]])  # the policy column fits its longest name
-    head = (f"{'shipped policy':<{w}} {'seats':>5}  {'win rate':>8}  {'95% interval':<16}  {'against':<22} "
+    a = max([22] + [len(r["reference"]["policy"]) for r in table["rows"]])  # so does the reference's
+    head = (f"{'shipped policy':<{w}} {'seats':>5}  {'win rate':>8}  {'95% interval':<16}  {'against':<{a}} "
             f"{'win rate':>8}  {'95% interval':<16}  {'difference [95%]'}")
     lines = [head, "-" * len(head)]
     for r in table["rows"]:
         s, ref = r["shipped"], r["reference"]
         dl, dh = r["difference_ci95"]
         lines.append(f"{r['policy']:<{w}} {r['players']:>5}  {s['win_rate']:>8.3f}  {format_interval(*s['ci95']):<16}  "
-                     f"{ref['policy']:<22} {ref['win_rate']:>8.3f}  {format_interval(*ref['ci95']):<16}  "
+                     f"{ref['policy']:<{a}} {ref['win_rate']:>8.3f}  {format_interval(*ref['ci95']):<16}  "
                      f"{r['difference']:+.3f} [{dl:+.3f}, {dh:+.3f}]")
     return "\n".join(lines)
 
@@ -283,8 +290,8 @@ def _train_and_report(args, cfg, t0: float, shipped_job) -> int:
     print(verdict)
     if shipped is not None:
         print()
-        print(f"The shipped policies against the baselines (the Necromancers among greedy players, the team "
-              f"against the heuristic Necromancer; {shipped['games']} games each, seed {shipped['seed']}, the same "
+        print(f"The shipped policies against the baselines (the Necromancers among greedy players, the teams "
+              f"against the heuristic Necromancer, the exploiter against the league's; {shipped['games']} games each, seed {shipped['seed']}, the same "
               f"games for both sides of a row):")
         print(format_shipped(shipped))
         print("difference: the shipped policy's win rate minus the baseline's, its interval from the two "
