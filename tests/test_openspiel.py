@@ -264,6 +264,7 @@ from necro_env.agents.search import SearchPolicy, parse_search_spec  # noqa: E40
     ("mcts:1000001", "SIMS must be a whole number"), ("mcts:10:rollout=smart", "rollout must be one of"),
     ("mcts:10:depth=3", "unknown or repeated option"), ("mcts:10:uct_c=-1", "uct_c must be"),
     ("ismcts:10:reward=coins", "reward must be one of"), ("mcts:10:rollout=greedy:rollout=random", "repeated"),
+    ("mcts:10:prior=smart", "prior must be one of"), ("ismcts:10:prior=greedy", "for mcts: only"),
 ])
 def test_search_spec_errors(spec, words):
     with pytest.raises(ConfigError, match=words):
@@ -272,15 +273,43 @@ def test_search_spec_errors(spec, words):
 
 def test_search_specs_parse_and_build():
     assert parse_search_spec("MCTS:50") == {"kind": "mcts", "sims": 50, "rollout": "random", "uct_c": 2.0,
-                                             "reward": "win"}
+                                             "reward": "win", "prior": "uniform"}
     assert parse_search_spec("ismcts:7:rollout=greedy:uct_c=1.5:reward=coalition")["rollout"] == "greedy"
     pol = make_policy("ismcts:7:rollout=greedy", "player")
     assert isinstance(pol, SearchPolicy) and (pol.kind, pol.sims, pol.rollout) == ("ismcts", 7, "greedy")
     assert pol.name == "ismcts:7:rollout=greedy"
     assert pickle.loads(pickle.dumps(pol)).sims == 7  # evaluate's worker processes get the spec or a copy
+    assert parse_search_spec("mcts:9:prior=greedy")["prior"] == "greedy"
+    assert make_policy("mcts:9:prior=greedy", "necromancer").prior == "greedy"
+    assert parse_search_spec("ismcts:9:prior=uniform")["prior"] == "uniform"
 
 
-@pytest.mark.parametrize("spec", ["mcts:6", "ismcts:6", "mcts:3:rollout=greedy", "ismcts:3:rollout=greedy"])
+def test_greedy_prior_makes_a_two_simulation_search_play_the_scripted_move():
+    """mcts:2:prior=greedy tries the script's move first (PUCT; the first simulation expands the root), so it
+    plays it; a uniform prior plays some other move in some of the same positions."""
+    from necro_env.agents.greedy import GreedyAgent
+    from necro_env.agents.necromancer import NecromancerHeuristic
+
+    game = load(seed=12)
+    eng = game.engine
+    lean, flat = make_policy("mcts:2:prior=greedy", "player"), make_policy("mcts:2", "player")
+    same = differ = 0
+    for s in random_positions(game, [12, 13], every=11)[:24]:
+        if s.is_terminal() or len(s.legal_actions()) < 3:
+            continue
+        st = s.engine_state
+        script = NecromancerHeuristic() if st.decider == eng.necro_seat else GreedyAgent()
+        choices = {script.act(View(eng, st, st.decider), np.random.default_rng(k)) for k in range(4)}
+        if len(choices) > 1:
+            continue  # the script breaks a tie at random here
+        assert lean.act(View(eng, st), np.random.default_rng(3)) in choices
+        same += 1
+        differ += flat.act(View(eng, st), np.random.default_rng(3)) not in choices
+    assert same >= 5 and differ >= 1
+
+
+@pytest.mark.parametrize("spec", ["mcts:6", "ismcts:6", "mcts:3:rollout=greedy", "ismcts:3:rollout=greedy",
+                                  "mcts:4:prior=greedy"])
 def test_search_players_choose_legal_moves_deterministically(spec):
     game = load(seed=21)
     eng = game.engine

@@ -133,7 +133,7 @@ def _add_differences(res: dict[str, Any]) -> None:
 
 def format_row(row: dict[str, Any]) -> str:
     lo, hi = row["ci95"]
-    text = f"{row['spec']:<28} {row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]"
+    text = f"{row['spec']:<36} {row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]"
     if "difference" in row:
         dl, dh = row["difference_ci95"]
         text += f"  {row['difference']:+.3f} [{dl:+.3f}, {dh:+.3f}]"
@@ -151,7 +151,7 @@ def format_table(res: dict[str, Any]) -> str:
     who = "his" if res["side"] == "necromancer" else "the team's"
     head = (f"{res['side']} ({who} win rate against {res['opponents']}; {res['games']} games of seed {res['seed']}, "
             f"{res['players']} seats)\n"
-            f"{'spec':<28} {'win rate [95%]':<20}  {'vs ' + res['rows'][0]['spec'] + ' [95%]':<24}"
+            f"{'spec':<36} {'win rate [95%]':<20}  {'vs ' + res['rows'][0]['spec'] + ' [95%]':<24}"
             f"  {'dec/game':>8} {'ms/dec':>8}  {'s/game':>7}")
     return "\n".join([head] + [format_row(r) for r in res["rows"]])
 

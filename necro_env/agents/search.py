@@ -11,6 +11,12 @@ SIMS is the number of simulations per decision (1..100000). Options:
   baseline of its role (``GreedyAgent``, ``NecromancerHeuristic``); either way the rollout runs on the
   engine directly (no OpenSpiel call per move);
 * ``uct_c=FLOAT`` (default 2.0): the exploration constant of UCT;
+* ``prior=uniform`` (default) or ``prior=greedy`` (``mcts:`` only): the prior over a node's moves. With
+  ``greedy`` the scripted baseline of the deciding seat's role (``GreedyAgent``, ``NecromancerHeuristic``)
+  puts half the mass on its own choice and the rest is spread evenly, and the tree selects by PUCT
+  (``MCTSBot``'s ``SearchNode.puct_value``), so a search with fewer simulations than legal moves tries the
+  script's move first instead of a random one. ``ismcts:`` refuses it: OpenSpiel's ``ISMCTSBot`` tries a
+  node's unvisited moves in random order whatever their prior;
 * ``reward=win|rank|coalition`` (default ``win``): the returns each seat of the search maximises
   (``necro_env.openspiel``'s schemes).
 
@@ -47,6 +53,8 @@ SEARCH_KINDS = ("mcts", "ismcts")
 ROLLOUTS = ("random", "greedy")
 MAX_SIMS = 100_000
 _RETURNS = ("win", "rank", "coalition")
+PRIORS = ("uniform", "greedy")
+SCRIPT_PRIOR = 0.5  # the prior mass of the scripted move under prior=greedy (the rest spread evenly)
 
 
 def parse_search_spec(spec: str) -> dict[str, Any]:
@@ -57,21 +65,24 @@ def parse_search_spec(spec: str) -> dict[str, Any]:
     kind = parts[0].lower()
     if kind not in SEARCH_KINDS:
         raise ConfigError(f"a search spec starts with one of {', '.join(k + ':' for k in SEARCH_KINDS)}, got {short_repr(spec)}")
-    usage = f"{kind}:SIMS[:rollout=random|greedy][:uct_c=FLOAT][:reward=win|rank|coalition]"
+    usage = f"{kind}:SIMS[:rollout=random|greedy][:uct_c=FLOAT][:reward=win|rank|coalition]" + (
+        "[:prior=uniform|greedy]" if kind == "mcts" else "")
     if len(parts) < 2 or not parts[1].strip():
         raise ConfigError(f"{short_repr(spec)}: give the simulations per move, e.g. {kind}:50 ({usage})")
     sims_text = parts[1].strip()
     if not sims_text.isdigit() or not 1 <= int(sims_text) <= MAX_SIMS:
         raise ConfigError(f"{short_repr(spec)}: SIMS must be a whole number in 1..{MAX_SIMS}, got "
                           f"{short_repr(sims_text)} ({usage})")
-    out: dict[str, Any] = {"kind": kind, "sims": int(sims_text), "rollout": "random", "uct_c": 2.0, "reward": "win"}
+    out: dict[str, Any] = {"kind": kind, "sims": int(sims_text), "rollout": "random", "uct_c": 2.0, "reward": "win",
+                           "prior": "uniform"}
     seen = set()
     for opt in parts[2:]:
         key, eq, value = opt.partition("=")
         key, value = key.strip().lower(), value.strip()
-        if not eq or key not in ("rollout", "uct_c", "reward") or key in seen:
+        if not eq or key not in ("rollout", "uct_c", "reward", "prior") or key in seen:
             raise ConfigError(f"{short_repr(spec)}: unknown or repeated option {short_repr(opt)}; options: "
-                              f"rollout=random|greedy, uct_c=FLOAT, reward=win|rank|coalition ({usage})")
+                              f"rollout=random|greedy, uct_c=FLOAT, reward=win|rank|coalition"
+                              f"{', prior=uniform|greedy (mcts: only)' if kind == 'mcts' else ''} ({usage})")
         seen.add(key)
         if key == "rollout":
             if value.lower() not in ROLLOUTS:
@@ -85,6 +96,13 @@ def parse_search_spec(spec: str) -> dict[str, Any]:
             if not math.isfinite(c) or c < 0:
                 raise ConfigError(f"{short_repr(spec)}: uct_c must be a finite number >= 0, got {short_repr(value)}")
             out["uct_c"] = c
+        elif key == "prior":
+            if value.lower() not in PRIORS:
+                raise ConfigError(f"{short_repr(spec)}: prior must be one of {PRIORS}, got {short_repr(value)}")
+            if kind != "mcts" and value.lower() != "uniform":
+                raise ConfigError(f"{short_repr(spec)}: prior=greedy is for mcts: only (OpenSpiel's ISMCTSBot tries "
+                                  f"a node's unvisited moves in random order whatever their prior)")
+            out["prior"] = value.lower()
         else:
             if value.lower() not in _RETURNS:
                 raise ConfigError(f"{short_repr(spec)}: reward must be one of {_RETURNS}, got {short_repr(value)}")
@@ -102,8 +120,9 @@ class SearchPolicy(BasePolicy):
     """``mcts:``/``ismcts:`` (see the module docstring). ``reset`` keeps nothing: each decision searches afresh."""
 
     def __init__(self, kind: str, sims: int, rollout: str = "random", uct_c: float = 2.0, reward: str = "win",
-                 name: str | None = None) -> None:
+                 name: str | None = None, prior: str = "uniform") -> None:
         self.kind, self.sims, self.rollout, self.uct_c, self.reward = kind, int(sims), rollout, float(uct_c), reward
+        self.prior = prior
         self.name = name or f"{kind}:{sims}" + ("" if rollout == "random" else f":rollout={rollout}")
         self._games: dict[str, Any] = {}
         self.decisions = 0  # decisions searched (a single legal action is played without a search)
@@ -133,9 +152,11 @@ class SearchPolicy(BasePolicy):
         game = self._os_game(view)
         state = game.from_engine(view.state)
         rs = np.random.RandomState(int(rng.integers(2**31 - 1)))
-        evaluator = _EngineRollout(game, self.rollout, rs, mcts.Evaluator)
+        evaluator = _EngineRollout(game, self.rollout, rs, mcts.Evaluator, self.prior)
         if self.kind == "mcts":
-            bot = mcts.MCTSBot(game, self.uct_c, self.sims, evaluator, solve=True, random_state=rs)
+            select = mcts.SearchNode.puct_value if self.prior == "greedy" else mcts.SearchNode.uct_value
+            bot = mcts.MCTSBot(game, self.uct_c, self.sims, evaluator, solve=True, random_state=rs,
+                               child_selection_fn=select)
         else:
             bot = ismcts.ISMCTSBot(game, evaluator, self.uct_c, self.sims, random_state=rs,
                                    allow_inconsistent_action_sets=True)
@@ -148,8 +169,9 @@ class SearchPolicy(BasePolicy):
         return action
 
 
-def _EngineRollout(game, rollout: str, rs: np.random.RandomState, base: type):
-    """An OpenSpiel ``Evaluator`` playing one rollout on the engine (``base``: ``mcts.Evaluator``, imported lazily)."""
+def _EngineRollout(game, rollout: str, rs: np.random.RandomState, base: type, prior: str = "uniform"):
+    """An OpenSpiel ``Evaluator`` playing one rollout on the engine (``base``: ``mcts.Evaluator``, imported lazily);
+    its prior is uniform or leans on the scripted move (``prior="greedy"``)."""
 
     class EngineRollout(base):
         def __init__(self) -> None:
@@ -184,7 +206,14 @@ def _EngineRollout(game, rollout: str, rs: np.random.RandomState, base: type):
 
         def prior(self, state):
             legal = state.legal_actions()
-            return [(a, 1.0 / len(legal)) for a in legal]
+            if prior == "uniform" or len(legal) == 1:
+                return [(a, 1.0 / len(legal)) for a in legal]
+            st = state.engine_state
+            seat = st.decider
+            scripted = self._policies()[seat].act(View(game.engine, st, seat),
+                                                  np.random.default_rng(rs.randint(2**31 - 1)))
+            rest = (1.0 - SCRIPT_PRIOR) / len(legal)
+            return [(a, rest + (SCRIPT_PRIOR if a == scripted else 0.0)) for a in legal]
 
     return EngineRollout()
 
@@ -193,8 +222,9 @@ def make_search_policy(spec: str) -> SearchPolicy:
     """The policy of a ``mcts:``/``ismcts:`` spec (``ConfigError`` for a bad spec or a missing OpenSpiel)."""
     opts = parse_search_spec(spec)
     check_openspiel()
-    return SearchPolicy(opts["kind"], opts["sims"], opts["rollout"], opts["uct_c"], opts["reward"], name=spec.strip())
+    return SearchPolicy(opts["kind"], opts["sims"], opts["rollout"], opts["uct_c"], opts["reward"], name=spec.strip(),
+                        prior=opts["prior"])
 
 
-__all__ = ["SEARCH_KINDS", "ROLLOUTS", "MAX_SIMS", "SearchPolicy", "parse_search_spec", "make_search_policy",
+__all__ = ["SEARCH_KINDS", "ROLLOUTS", "PRIORS", "MAX_SIMS", "SearchPolicy", "parse_search_spec", "make_search_policy",
            "check_openspiel"]
