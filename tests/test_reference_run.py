@@ -54,6 +54,10 @@ def test_sb3_tiny_run_writes_a_results_file_the_aggregation_reads(tmp_path: Path
     from necro_env.agents.registry import make_policy
 
     make_policy(data["policy_files"][0], "necromancer")
+    from necro_env.benchmark import ResultsFileError
+
+    with pytest.raises(ResultsFileError, match="capped must be true or false"):
+        check_result({**data, "capped": "yes"}, "x.json")
     (run,) = load_results(tmp_path)
     assert run["library"] == "sb3" and run["score"] == data["score"]
     pytest.importorskip("rliable", reason="rliable is not installed (the bench extra)")
@@ -81,6 +85,7 @@ def test_tianshou_tiny_run_and_its_cap(tmp_path: Path) -> None:
     data = check_run(res, tmp_path, "tianshou", "players3-heuristic", 2, 300)
     assert data["algorithm"] == "DQN" and data["env_steps"] == 300 and data["capped"] is False
     assert data["sides"][0]["learner"] == "players" and data["policy"].startswith("tianshou-dqn:")
+    assert data["eval_illegal_actions"] == 0  # Tianshou's masked argmax never picks an illegal action
     import torch
 
     assert torch.load(data["policy_files"][0], weights_only=True)  # the DQN's weights

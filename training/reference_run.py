@@ -302,6 +302,9 @@ def reference_run(library: str, task: str | Task, seed: int, budget: str | int =
         "wall_seconds": round(t2 - t0, 1), "policy_files": trained.policy_files,
         "training": {**trained.training, **({"overrides": overrides} if overrides else {})},
     })
+    counted = [p.illegal_actions for p in trained.policies if hasattr(p, "illegal_actions")]
+    if counted:  # an in-memory policy (Tianshou's) counts its choices outside the legal actions
+        res["eval_illegal_actions"] = int(sum(counted))
     check_result(res, str(result_file))
     out_dir.mkdir(parents=True, exist_ok=True)
     result_file.write_text(json.dumps(res, sort_keys=True, indent=1, default=str) + "\n")
