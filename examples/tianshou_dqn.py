@@ -116,8 +116,23 @@ def train_single_seat(env_kwargs: dict[str, Any], steps: int, seed: int = 0,
     env (``env_kwargs``: its keyword arguments, e.g. a benchmark task's ``single_seat_kwargs()``) for ``steps``
     env steps (the learner's decisions; the last collection may pass it by less than ``COLLECT_STEPS``) or
     until ``max_seconds`` of wall time have passed, whichever comes first. Returns the algorithm and
-    ``{"env_steps", "episodes", "seconds", "capped"}`` (``capped``: the time ran out first)."""
-    torch.manual_seed(seed)
+    ``{"env_steps", "episodes", "seconds", "capped"}`` (``capped``: the time ran out first).
+
+    Tianshou draws its exploration and its replay samples from NumPy's global generator and its network's
+    initial weights from torch's: both are seeded from ``seed`` for the run and restored after it, so a run
+    of a budget is reproducible and nothing outside sees a change."""
+    saved = np.random.get_state()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            np.random.seed(seed)
+            torch.manual_seed(seed)
+            return _train_single_seat(env_kwargs, steps, seed, max_seconds)
+    finally:
+        np.random.set_state(saved)
+
+
+def _train_single_seat(env_kwargs: dict[str, Any], steps: int, seed: int,
+                       max_seconds: float | None) -> tuple[DQN, dict[str, Any]]:
     torch.set_num_threads(1)
     probe = single_seat_env(env_kwargs)
     algorithm = dqn_learner(probe.observation_space["obs"].shape[0], probe.action_space)

@@ -95,6 +95,23 @@ def test_tianshou_tiny_run_and_its_cap(tmp_path: Path) -> None:
     assert {r["library"] for r in load_results(tmp_path)} == {"tianshou"} and len(load_results(tmp_path)) == 2
 
 
+def test_the_tianshou_learner_is_reproducible_and_leaves_the_global_generators_alone() -> None:
+    pytest.importorskip("tianshou", reason="tianshou is not installed (the dev extra)")
+    import numpy as np
+    import torch
+
+    from training.reference_run import _import_example
+
+    dqn = _import_example("tianshou_dqn")
+    kw = get_task("necro3-greedy").single_seat_kwargs()
+    np_before, torch_before = np.random.get_state()[1].copy(), torch.random.get_rng_state().clone()
+    runs = [dqn.train_single_seat(kw, 200, seed=s)[0].policy.state_dict() for s in (5, 5, 6)]
+    assert np.array_equal(np.random.get_state()[1], np_before) and torch.equal(torch.random.get_rng_state(),
+                                                                                torch_before)
+    same = [all(torch.equal(runs[0][k], r[k]) for k in runs[0]) for r in runs[1:]]
+    assert same == [True, False]  # the same seed gives the same weights, another seed others
+
+
 def test_bad_requests_are_typed_errors_that_say_what_is_allowed(tmp_path: Path) -> None:
     kw = dict(out_dir=tmp_path)
     with pytest.raises(ReferenceRunError, match="unknown library 'keras'.*sb3, rllib, tianshou, benchmarl"):
