@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # in the extras' install line keeps any extra from replacing it).
 TORCH_PIN := torch==2.13.0
 
-.PHONY: install test fuzz demo reproduce digest bench bench-env simulate clean
+.PHONY: install test fuzz demo reproduce reference digest bench bench-env simulate clean
 
 install: $(STAMP)
 
@@ -42,6 +42,20 @@ demo: $(STAMP)
 NAME ?= necromancer_3p
 reproduce: $(STAMP)
 	$(VPY) training/reproduce.py $(NAME)
+
+# One reference run of the benchmark suite (training/reference_run.py; docs/benchmark/README.md, "Reference
+# results"): LIBRARY's learner trained on TASK for BUDGET's env steps or MINUTES of training, whichever comes
+# first, scored with the task's evaluation; the results file goes to OUT (necro-env benchmark --results OUT):
+#   make reference LIBRARY=sb3 TASK=necro3-greedy SEED=0      (LIBRARY: sb3, rllib, tianshou)
+LIBRARY ?= sb3
+TASK ?= necro3-greedy
+SEED ?= 0
+BUDGET ?= small
+MINUTES ?= 60
+OUT ?= results/reference
+reference: $(STAMP)
+	OMP_NUM_THREADS=1 $(VPY) training/reference_run.py --library $(LIBRARY) --task $(TASK) --seed $(SEED) \
+		--budget $(BUDGET) --max-minutes $(MINUTES) --out-dir $(OUT)
 
 # The weights' digests after the warm start and the first two PPO updates of configs/digest_small.yaml
 # against tests/data/recipe_digests.json (training/recipe_digest.py); `make digest WRITE=1` rewrites them.

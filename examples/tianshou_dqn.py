@@ -15,11 +15,19 @@ Necromancer's DQN; ``player_0``'s in the 2-seat base game) plays necro_env's eva
 ``--opponents`` in the other seats, with the random policy in the same seat on the same games for
 comparison; the learner's mean training return, and the illegal actions as a count (training: actions the
 collector sent that the acting agent's mask forbade; evaluation: greedy choices outside the legal actions).
+
+The learner (``dqn_learner``: one agent's network, policy and DQN settings; the replay buffer, collection and
+update settings below) is also trained on one seat against fixed opponents by ``train_single_seat``, on the
+single-seat Gymnasium env (``necro_env.SINGLE_SEAT_ENV_ID``) with the mask in the observation: the benchmark's
+reference runs use it (``training/reference_run.py --library tianshou``).
 """
 from __future__ import annotations
 
 import argparse
+import time
+from typing import Any
 
+import gymnasium
 import numpy as np
 import torch
 from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm
@@ -50,6 +58,109 @@ def learned_policy(policy: DiscreteQLearningPolicy) -> LearnedPolicy:
     return LearnedPolicy("tianshou-dqn", choose)
 
 
+#: The learner's training settings: replay buffer, training envs, env steps per collection, minibatch, and
+#: gradient steps per collected env step.
+BUFFER_SIZE = 20_000
+TRAIN_ENVS = 2
+COLLECT_STEPS = 100
+BATCH_SIZE = 64
+UPDATES_PER_STEP = 0.1
+
+
+def dqn_learner(obs_dim: int, action_space: gymnasium.spaces.Discrete) -> DQN:
+    """One agent's learner: a 128-128 MLP Q-network, epsilon-greedy over the legal actions (0.1 in training,
+    greedy in inference), Adam at 1e-4, gamma 0.99, 1-step returns, the target network synced every 200
+    updates."""
+    net = Net(state_shape=obs_dim, action_shape=int(action_space.n), hidden_sizes=[128, 128])
+    policy = DiscreteQLearningPolicy(model=net, action_space=action_space, eps_training=0.1, eps_inference=0.0)
+    return DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-4), gamma=0.99, n_step_return_horizon=1,
+               target_update_freq=200)
+
+
+class TianshouMaskedObs(gymnasium.ObservationWrapper):
+    """The single-seat env's dict observation (``mask_in_obs=True``) under Tianshou's names: ``obs`` (the
+    observation vector) and ``mask`` (the legal actions, bool), which its Q-learning policy reads. Its infos
+    are dropped: their arrays change shape between steps (e.g. per-seat figures only at a game's end), which
+    Tianshou's replay buffer cannot stack, and DQN does not read them."""
+
+    def __init__(self, env: gymnasium.Env) -> None:
+        super().__init__(env)
+        space = env.observation_space
+        self.observation_space = gymnasium.spaces.Dict({
+            "obs": space["observation"], "mask": gymnasium.spaces.MultiBinary(space["action_mask"].shape[0])})
+
+    def observation(self, observation: dict) -> dict:
+        return {"obs": observation["observation"], "mask": observation["action_mask"].astype(bool)}
+
+    def reset(self, **kwargs: Any) -> tuple[dict, dict]:
+        observation, _info = super().reset(**kwargs)
+        return observation, {}
+
+    def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
+        observation, reward, terminated, truncated, _info = super().step(action)
+        return observation, reward, terminated, truncated, {}
+
+
+def single_seat_env(env_kwargs: dict[str, Any]) -> TianshouMaskedObs:
+    """``gymnasium.make(SINGLE_SEAT_ENV_ID, mask_in_obs=True, **env_kwargs)`` with Tianshou's observation names."""
+    return TianshouMaskedObs(gymnasium.make(necro_env.SINGLE_SEAT_ENV_ID, mask_in_obs=True, **env_kwargs))
+
+
+class _TimeUp(Exception):
+    """Raised between two collections when the wall-time cap of ``train_single_seat`` has passed."""
+
+
+def train_single_seat(env_kwargs: dict[str, Any], steps: int, seed: int = 0,
+                      max_seconds: float | None = None) -> tuple[DQN, dict[str, Any]]:
+    """The learner (``dqn_learner`` and this file's training settings) trained on one seat of the single-seat
+    env (``env_kwargs``: its keyword arguments, e.g. a benchmark task's ``single_seat_kwargs()``) for ``steps``
+    env steps (the learner's decisions; the last collection may pass it by less than ``COLLECT_STEPS``) or
+    until ``max_seconds`` of wall time have passed, whichever comes first. Returns the algorithm and
+    ``{"env_steps", "episodes", "seconds", "capped"}`` (``capped``: the time ran out first).
+
+    Tianshou draws its exploration and its replay samples from NumPy's global generator and its network's
+    initial weights from torch's: both are seeded from ``seed`` for the run and restored after it, so a run
+    of a budget is reproducible and nothing outside sees a change."""
+    saved = np.random.get_state()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            np.random.seed(seed)
+            torch.manual_seed(seed)
+            return _train_single_seat(env_kwargs, steps, seed, max_seconds)
+    finally:
+        np.random.set_state(saved)
+
+
+def _train_single_seat(env_kwargs: dict[str, Any], steps: int, seed: int,
+                       max_seconds: float | None) -> tuple[DQN, dict[str, Any]]:
+    torch.set_num_threads(1)
+    probe = single_seat_env(env_kwargs)
+    algorithm = dqn_learner(probe.observation_space["obs"].shape[0], probe.action_space)
+    probe.close()
+    train_envs = DummyVectorEnv([lambda: single_seat_env(env_kwargs) for _ in range(TRAIN_ENVS)])
+    train_envs.seed(seed)
+    buffer = VectorReplayBuffer(BUFFER_SIZE, TRAIN_ENVS)
+    collector = Collector(algorithm, train_envs, buffer, exploration_noise=True)
+    t0 = time.perf_counter()
+
+    def check_time(epoch: int, env_step: int) -> None:  # called before every collection
+        if max_seconds is not None and time.perf_counter() - t0 >= max_seconds:
+            raise _TimeUp
+
+    capped = False
+    try:
+        algorithm.run_training(OffPolicyTrainerParams(
+            training_collector=collector, max_epochs=1, epoch_num_steps=steps,
+            collection_step_num_env_steps=COLLECT_STEPS, batch_size=BATCH_SIZE,
+            update_step_num_gradient_steps_per_sample=UPDATES_PER_STEP, training_fn=check_time,
+            show_progress=False, verbose=False))
+    except _TimeUp:
+        capped = True
+    train_envs.close()
+    return algorithm, {"env_steps": int(collector.collect_step), "episodes": int(collector.collect_episode),
+                       "seconds": round(time.perf_counter() - t0, 2), "capped": capped}
+
+
 def run(epochs: int = 2, steps_per_epoch: int = 1000, players: int = 3, seed: int = 0,
         verbose: bool = True, opponents: str = "greedy", eval_games: int = EVAL_GAMES,
         as_json: bool = True, reward: str = "win") -> dict:
@@ -58,21 +169,15 @@ def run(epochs: int = 2, steps_per_epoch: int = 1000, players: int = 3, seed: in
     monitor = Monitor()
     env = make_env(players)
     obs_dim = env.observation_space["observation"].shape[0]
-    n_actions = env.action_space.n
-    algorithms = []
-    for _agent in env.agents:  # one learner per agent, in the env's agent order
-        net = Net(state_shape=obs_dim, action_shape=n_actions, hidden_sizes=[128, 128])
-        policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=0.1,
-                                         eps_inference=0.0)
-        algorithms.append(DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-4), gamma=0.99,
-                              n_step_return_horizon=1, target_update_freq=200))
+    # one learner per agent, in the env's agent order
+    algorithms = [dqn_learner(obs_dim, env.action_space) for _agent in env.agents]
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=algorithms, env=env)
 
-    train_envs = DummyVectorEnv([lambda: make_env(players, monitor, reward) for _ in range(2)])
+    train_envs = DummyVectorEnv([lambda: make_env(players, monitor, reward) for _ in range(TRAIN_ENVS)])
     test_envs = DummyVectorEnv([lambda: make_env(players, reward=reward) for _ in range(2)])
     train_envs.seed(seed)
     test_envs.seed(seed + 1000)
-    buffer = VectorReplayBuffer(20_000, len(train_envs))
+    buffer = VectorReplayBuffer(BUFFER_SIZE, len(train_envs))
     train_collector = Collector(algorithm, train_envs, buffer, exploration_noise=True)
     test_collector = Collector(algorithm, test_envs, exploration_noise=False)
     learner_idx = env.agent_idx[learner_of(players)]
@@ -81,10 +186,10 @@ def run(epochs: int = 2, steps_per_epoch: int = 1000, players: int = 3, seed: in
         test_collector=test_collector,
         max_epochs=epochs,
         epoch_num_steps=steps_per_epoch,
-        collection_step_num_env_steps=100,
+        collection_step_num_env_steps=COLLECT_STEPS,
         test_step_num_episodes=2,
-        batch_size=64,
-        update_step_num_gradient_steps_per_sample=0.1,
+        batch_size=BATCH_SIZE,
+        update_step_num_gradient_steps_per_sample=UPDATES_PER_STEP,
         multi_agent_return_reduction=lambda rew: rew[:, learner_idx],  # the score: the learner's return
         show_progress=False,
         verbose=False,

@@ -367,6 +367,13 @@ RESULT_FIELDS = (
     ("eval_games", False, "games per opponent"),
     ("protocol", False, "whether the evaluation used the task's games and seed (or a held-out seed)"),
     ("sides", False, "per side: win rate, score, anchors, per-opponent matchups"),
+    ("task_digest", False, "the digest of the task that scored it"),
+    ("budget_steps", False, "the budget's env steps (reference runs)"),
+    ("capped", False, "true when the wall-time cap stopped training before the budget (reference runs)"),
+    ("max_minutes", False, "the wall-time cap of training, in minutes (reference runs)"),
+    ("train_seconds", False, "wall time of training (reference runs; also eval_seconds, wall_seconds)"),
+    ("policy_files", False, "the trained policy's files (reference runs)"),
+    ("training", False, "the library's settings: recipe, run directory, config (reference runs)"),
 )
 
 
@@ -407,6 +414,9 @@ def check_result(data: Any, where: str) -> dict[str, Any]:
     if not (isinstance(budget, str) and budget.strip()) and not (isinstance(budget, int) and not isinstance(budget, bool)
                                                                   and budget > 0):
         raise ResultsFileError(f"{where}: budget must be a name (small, large) or a positive step count, got {budget!r}")
+    if "capped" in data and not isinstance(data["capped"], bool):
+        raise ResultsFileError(f"{where}: capped must be true or false (whether the wall-time cap stopped "
+                               f"training), got {data['capped']!r}")
     for name, low, high in (("win_rate", 0.0, 1.0), ("score", -math.inf, math.inf)):
         v = data[name]
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or not low <= v <= high:

@@ -35,6 +35,10 @@ class RLlibConfig:
         or a mapping ``{agent: module id}`` that names every agent of the game (ids: letters, digits, '_').
     hidden: hidden layer sizes of every module's actor and critic MLPs (``MaskedPPOModule``).
     iterations: training iterations (each samples ``train_batch_size`` env steps, then updates).
+    max_env_steps: stop after the first iteration that brings the env steps sampled (RLlib's count: every
+        agent's step is one env step) to this many (null: ``iterations`` only); max_minutes: stop after
+        the first iteration that ends past this wall time of training (null: none). Either one stopping
+        the run ends it as ``iterations`` would: the final checkpoint and evaluation.
     num_env_runners: remote env runners (0: sample in the driver process); num_envs_per_env_runner:
         envs each runner steps; num_learners: remote learners (0: learn in the driver process).
     train_batch_size, minibatch_size, num_epochs, lr, gamma, lambda_, entropy_coeff, clip_param,
@@ -58,6 +62,8 @@ class RLlibConfig:
     policy_mapping: Any = "shared"
     hidden: tuple = (256, 256)
     iterations: int = 100
+    max_env_steps: int | None = None
+    max_minutes: float | None = None
     num_env_runners: int = 0
     num_envs_per_env_runner: int = 1
     num_learners: int = 0
@@ -112,6 +118,11 @@ class RLlibConfig:
         for k in ("num_env_runners", "num_learners", "seed", "checkpoint_every", "eval_every", "eval_games"):
             v = getattr(self, k)
             need(is_int(v) and v >= 0, f"{k} must be an int >= 0, got {v!r}")
+        need(self.max_env_steps is None or (is_int(self.max_env_steps) and self.max_env_steps >= 1),
+             f"max_env_steps must be null or an int >= 1, got {self.max_env_steps!r}")
+        need(self.max_minutes is None or (isinstance(self.max_minutes, (int, float)) and not isinstance(self.max_minutes, bool)
+                                          and math.isfinite(self.max_minutes) and self.max_minutes > 0),
+             f"max_minutes must be null or a positive number of minutes, got {self.max_minutes!r}")
         need(self.minibatch_size <= self.train_batch_size,
              f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size ({self.train_batch_size})")
         for k in ("lr", "gamma", "lambda_", "entropy_coeff", "clip_param", "vf_loss_coeff", "grad_clip"):

@@ -37,6 +37,10 @@ Run directory ``<out_dir>/<name>__s<seed>/``:
                         --trust-pickle`` (RLlib checkpoints are pickles: trusted use only)
     eval.csv            evaluations through ``necro_env.evaluate``: iteration, module, role, opponents, wins,
                         games, win rate and its 95% interval
+
+The run ends after ``iterations``, or earlier after the first iteration that reaches ``max_env_steps`` env steps
+or ends past ``max_minutes`` of training (``stop_reason``; the summary's ``stopped_by``), with the same final
+checkpoint and evaluation.
 """
 from __future__ import annotations
 
@@ -339,6 +343,16 @@ def evaluate_checkpoint(cfg: RLlibConfig, ckpt: Path, iteration: int, run_dir: P
 
 
 # ------------------------------------------------------------------ the run
+def stop_reason(cfg: RLlibConfig, env_steps: float, seconds: float) -> str | None:
+    """Why the run stops after an iteration that ends with ``env_steps`` sampled, ``seconds`` into training:
+    ``"max_env_steps"``, ``"max_minutes"`` or None (go on, up to ``iterations``)."""
+    if cfg.max_env_steps is not None and env_steps >= cfg.max_env_steps:
+        return "max_env_steps"
+    if cfg.max_minutes is not None and seconds >= cfg.max_minutes * 60:
+        return "max_minutes"
+    return None
+
+
 def train(cfg: RLlibConfig, resume: bool = False, force: bool = False, quiet: bool = False,
           address: str | None = None, auth: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``cfg``; returns a summary (run dir, final checkpoint, last metrics, evaluations, illegal actions).
@@ -379,6 +393,8 @@ def train(cfg: RLlibConfig, resume: bool = False, force: bool = False, quiet: bo
                     print(f"resumed {run_dir} from iteration {done} ({path})", flush=True)
         t0 = time.time()
         illegal = 0.0
+        it = done
+        stopped_by = "iterations"
         for it in range(done + 1, cfg.iterations + 1):
             result = algo.train()
             row = scalars(result, cfg)
@@ -388,18 +404,22 @@ def train(cfg: RLlibConfig, resume: bool = False, force: bool = False, quiet: bo
                 rets = " ".join(f"{m}={row[f'return_{m}']:+.2f}" for m in cfg.modules())
                 print(f"it {it}/{cfg.iterations}: {row['env_steps']:.0f} env steps, {row['env_steps_per_s']:.0f}/s, "
                       f"returns {rets}, illegal {row['illegal_actions']:.0f}", flush=True)
-            last = it == cfg.iterations
+            stopped_by = stop_reason(cfg, row["env_steps"], time.time() - t0) or stopped_by
+            last = it == cfg.iterations or stopped_by != "iterations"
             if (cfg.checkpoint_every and it % cfg.checkpoint_every == 0) or last:
                 ckpt = save(algo, run_dir / "checkpoints" / f"iter_{it:06d}")
                 for _, old in checkpoints(run_dir)[:-KEEP_CHECKPOINTS]:
                     shutil.rmtree(old, ignore_errors=True)
                 if (cfg.eval_every and it % cfg.eval_every == 0) and not last:
                     evals += evaluate_checkpoint(cfg, ckpt, it, run_dir, quiet)
+            if last:
+                break
         final = save(algo, run_dir / "checkpoint")
-        evals += evaluate_checkpoint(cfg, final, cfg.iterations, run_dir, quiet)
-        summary = {"run_dir": str(run_dir), "checkpoint": str(final), "iterations": cfg.iterations,
+        evals += evaluate_checkpoint(cfg, final, it, run_dir, quiet)
+        summary = {"run_dir": str(run_dir), "checkpoint": str(final), "iterations": it,
                    "seconds": round(time.time() - t0, 1), "last": row, "evaluations": evals,
-                   "illegal_actions": illegal, "modules": cfg.modules()}
+                   "illegal_actions": illegal, "modules": cfg.modules(), "stopped_by": stopped_by,
+                   "env_steps": int(row["env_steps"]) if row and not math.isnan(row["env_steps"]) else None}
         if not quiet:
             print(f"final checkpoint: {final} (modules {', '.join(cfg.modules())})", flush=True)
         return summary
