@@ -49,15 +49,16 @@ def parse_list(text: str, what: str) -> list[str]:
     return items
 
 
-def play_row(side: str, players: int, spec: str, opponents: str, games: int, seed: int) -> dict[str, Any]:
-    """One spec on ``games`` seeded games: its side's wins, rate, interval and, for a search spec, decision time."""
-    from necro_env.agents.registry import make_policy
-    from necro_env.agents.search import SEARCH_KINDS, make_search_policy
+def play_row(side: str, players: int, spec: str, opponents: str, games: int, seed: int,
+             policy: Any = None) -> dict[str, Any]:
+    """One spec on ``games`` seeded games: its side's wins, rate, interval and, for a search spec, decision time.
+    ``policy``: the spec's policy if it was built already (``make_policy``)."""
+    from necro_env.agents.search import SearchPolicy
     from necro_env.evaluate import evaluate
 
-    search = spec.split(":", 1)[0].lower() in SEARCH_KINDS
-    role = "necromancer" if side == "necromancer" else "player"
-    policy = make_search_policy(spec) if search else make_policy(spec, role)
+    if policy is None:
+        policy = build_policy(spec, side)
+    search = isinstance(policy, SearchPolicy)
     t0 = time.perf_counter()
     if side == "necromancer":
         res = evaluate(players, policy, opponents, games=games, seed=seed)
@@ -78,6 +79,13 @@ def play_row(side: str, players: int, spec: str, opponents: str, games: int, see
     return row
 
 
+def build_policy(spec: str, side: str) -> Any:
+    """The policy of ``spec`` in ``side``'s role (``make_policy``: search specs included); ``ConfigError`` if bad."""
+    from necro_env.agents.registry import make_policy
+
+    return make_policy(spec, "necromancer" if side == "necromancer" else "player")
+
+
 def run(side: str, players: int, specs: list[str], compare: list[str], opponents: str, games: int, seed: int,
         out: Path | None = None, progress: bool = True) -> dict[str, Any]:
     """Every row of ``compare + specs`` on the same games, resumed from ``out``'s file when it has them."""
@@ -88,14 +96,7 @@ def run(side: str, players: int, specs: list[str], compare: list[str], opponents
             raise ConfigError(f"--{name} must be an int >= {low}, got {v!r}")
     if players > 6:
         raise ConfigError(f"--players must be 3-6 (the scenario's seats), got {players}")
-    from necro_env.agents.registry import make_policy
-    from necro_env.agents.search import SEARCH_KINDS, make_search_policy
-
-    for spec in compare + specs:  # every spec checked before any game is played
-        if spec.split(":", 1)[0].lower() in SEARCH_KINDS:
-            make_search_policy(spec)
-        else:
-            make_policy(spec, "necromancer" if side == "necromancer" else "player")
+    policies = {spec: build_policy(spec, side) for spec in compare + specs}  # all checked before any game
     path = out / f"search_{side}_{players}p.json" if out is not None else None
     done: dict[str, dict] = {}
     if path is not None and path.exists():
@@ -109,7 +110,7 @@ def run(side: str, players: int, specs: list[str], compare: list[str], opponents
         if row is None:
             if progress:
                 print(f"{spec} ({side}) against {opponents}: {games} games of seed {seed} ...", flush=True)
-            row = play_row(side, players, spec, opponents, games, seed)
+            row = play_row(side, players, spec, opponents, games, seed, policies[spec])
         res["rows"].append(row)
         _add_differences(res)
         if path is not None:
