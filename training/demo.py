@@ -187,7 +187,7 @@ def format_shipped(table: dict) -> str:
 
 
 #: Games per policy in the shipped table by default: with the training and the first table, make demo
-#: stays under about 3 minutes on 2 cores (training/README.md gives the timing).
+#: takes about 4 minutes on 2 cores (training/README.md gives the timing).
 SHIPPED_GAMES = 400
 
 
