@@ -327,13 +327,11 @@ def format_run(res: dict[str, Any]) -> str:
 
 
 def positive_minutes(text: str) -> float:
+    """``--max-minutes``: ``check_minutes`` of the number ``text`` names, as an argparse type."""
     try:
-        v = float(text)
-    except ValueError:
-        v = float("nan")
-    if not math.isfinite(v) or v <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of minutes, got {text!r}")
-    return v
+        return check_minutes(float(text))
+    except (ValueError, ReferenceRunError):
+        raise argparse.ArgumentTypeError(f"must be a positive number of minutes, got {text!r}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
