@@ -17,6 +17,12 @@ rounds) and the ratio to the first setup:
 ``--setups`` picks some of them by their numbers in this list (1-5), the first picked being the reference.
 
     python benchmarks/learner_speed.py [--steps 32768] [--repeats 3] [--config configs/necromancer_3p.yaml] [--setups 2,5] [--json]
+    python benchmarks/learner_speed.py --baseline REV [--setups 5] [--repeats 3] ...   # this tree beside commit REV
+
+``--baseline REV`` runs this benchmark (one round per child process, each tree with its own
+``training`` package and its own copy of ``--config``) on this tree and on a temporary git worktree of
+REV, alternating, and prints both columns and their ratio (``benchmarks/side_by_side.py``).
+Target (issue 28): the pipeline setup (5) >= 1.5x commit 3710629's steps/s.
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ import time
 from pathlib import Path
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.append(str(Path(__file__).resolve().parents[1]))  # after PYTHONPATH: the tree asked for wins
 
 SETUPS = [("dummy, 1 thread", "dummy", 1, None, False), ("dummy, 2 threads", "dummy", 2, None, False),
           ("subproc, 1 thread", "subproc", 1, None, False), ("chunked 2, 1+2 threads", "chunked", 1, 2, False),
@@ -60,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", default="configs/necromancer_3p.yaml")
     p.add_argument("--setups", default=None, help="comma-separated setup numbers (1-5; default: all)")
     p.add_argument("--json", action="store_true")
+    sbs = _side_by_side()
+    sbs.add_argument(p)
     args = p.parse_args(argv)
     setups = SETUPS
     if args.setups:
@@ -70,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         if not picked or any(not 1 <= k <= len(SETUPS) for k in picked):
             p.error(f"--setups takes numbers 1-{len(SETUPS)} separated by commas, got {args.setups!r}")
         setups = [SETUPS[k - 1] for k in picked]
+    if args.baseline:
+        return _against(sbs, args)
     from training.config import load_config
 
     cfg = load_config(args.config)
@@ -87,7 +97,35 @@ def main(argv: list[str] | None = None) -> int:
         med = statistics.median(rates[name])
         print(f"{name:<24} {med:>8.0f} {med / base:>6.2f}   {', '.join(f'{x:.0f}' for x in rates[name])}")
     if args.json:
-        print(json.dumps({k: {"median": statistics.median(v), "rounds": v} for k, v in rates.items()}))
+        import necro_env
+
+        print(json.dumps({"setups": {k: {"median": statistics.median(v), "rounds": v} for k, v in rates.items()},
+                          "package": necro_env.__file__}))
+    return 0
+
+
+def _side_by_side():
+    """``benchmarks/side_by_side.py`` (this tree's), loaded by path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("side_by_side", Path(__file__).resolve().parent / "side_by_side.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _against(sbs, args) -> int:
+    """``--baseline REV``: each round one child run per tree (``--repeats 1``, the same setups and steps)."""
+    def child_args(k: int) -> list[str]:
+        out = ["--steps", str(args.steps), "--repeats", "1", "--config", args.config, "--json"]
+        return out + (["--setups", args.setups] if args.setups else [])
+
+    def extract(res: dict) -> dict[str, float]:
+        return {f"{k} steps/s": v["median"] for k, v in res["setups"].items()}
+
+    table = sbs.compare(__file__, args.baseline, child_args, args.repeats, extract)
+    if args.json:
+        print(json.dumps(table, sort_keys=True))
     return 0
 
 

@@ -76,8 +76,12 @@ def _worktrees() -> str:
     return subprocess.run(["git", "-C", str(ROOT), "worktree", "list"], capture_output=True, text=True).stdout
 
 
-@pytest.mark.parametrize("name,args", [("engine_speed", ["--games", "1"]), ("env_speed", ["--decisions", "20"])])
-def test_baseline_side_by_side(name: str, args: list[str], capsys: pytest.CaptureFixture) -> None:
+@pytest.mark.parametrize("name,args,key", [
+    ("engine_speed", ["--games", "1"], "6 necro mask dec/s"),
+    ("env_speed", ["--decisions", "20"], "necro_env 6 seats dec/s"),
+    ("learner_speed", ["--steps", "64", "--setups", "1"], "dummy, 1 thread steps/s"),
+])
+def test_baseline_side_by_side(name: str, args: list[str], key: str, capsys: pytest.CaptureFixture) -> None:
     """--baseline REV: both columns and their ratio per row, from a temporary worktree that is gone afterwards."""
     import shutil
     import subprocess
@@ -93,7 +97,6 @@ def test_baseline_side_by_side(name: str, args: list[str], capsys: pytest.Captur
     table = json.loads(lines[-1])
     assert table["baseline"] == "HEAD" and table["rounds"] == 1
     rows = {r["row"]: r for r in table["rows"]}
-    key = "6 necro mask dec/s" if name == "engine_speed" else "necro_env 6 seats dec/s"
     assert key in rows
     for r in rows.values():
         assert r["this_tree"] > 0 and r["baseline"] > 0 and r["ratio"] > 0

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from necro_env.agents.nets import build_net
@@ -37,9 +38,13 @@ class NetActorCriticPolicy(MaskableActorCriticPolicy):
         return data
 
     def _dist(self, logits: torch.Tensor, action_masks):
-        dist = self.action_dist.proba_distribution(action_logits=logits)
-        if action_masks is not None:
-            dist.apply_masking(action_masks)
+        """``action_dist`` over ``logits`` with ``action_masks`` applied: the distribution sb3-contrib's
+        ``proba_distribution(logits)`` + ``apply_masking(masks)`` build, built in one step without torch's
+        argument validation (the network's logits are finite by construction). The same float32 values:
+        the logits are normalised, the masked ones set to -1e8, and normalised again, as there."""
+        dist = self.action_dist
+        dist.distribution = MaskableCategorical(logits=logits.view(-1, dist.action_dim), validate_args=False,
+                                                masks=action_masks)
         return dist
 
     def _net(self, obs) -> tuple[torch.Tensor, torch.Tensor]:

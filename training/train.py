@@ -57,6 +57,7 @@ from necro_env.fingerprint import source_commit
 from necro_env.game.errors import NecroEnvError
 from necro_env.observe import OBS_SIZE
 from necro_env.wrappers import SingleSeatEnv
+from training.buffers import ReusedRolloutBuffer
 from training.checkpoint import resume_latest, save_checkpoint
 from training.config import TrainConfig, TrainConfigError, load_config, policy_role
 from training.policies import PoolSampler, SnapshotSampler, evaluate_net
@@ -325,7 +326,7 @@ def build_model(cfg: TrainConfig, env, tb_dir: Path) -> MaskablePPO:
         learning_rate=lr_schedule(cfg), n_steps=cfg.n_steps, batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, ent_coef=cfg.ent_coef,
         clip_range=cfg.clip_range, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl,
-        policy_kwargs={"net_arch_spec": cfg.net_spec},
+        policy_kwargs={"net_arch_spec": cfg.net_spec}, rollout_buffer_class=ReusedRolloutBuffer,
         tensorboard_log=str(tb_dir), seed=cfg.seed, device="cpu", verbose=0,
     )
 
