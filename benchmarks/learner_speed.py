@@ -12,17 +12,22 @@ rounds) and the ratio to the first setup:
 * ``chunked 2, 1+2 threads``: ``training/vec_env.py``'s ChunkedSubprocVecEnv (the envs split over 2 worker
   processes), torch on 1 thread while collecting and 2 during the update (``update_threads: 2``);
 * ``pipeline, 1 thread``: every env in this process, the update in a thread beside the next rollout's
-  collection (``pipeline: true``, ``training/pipeline.py``), torch on 1 thread in each.
+  collection (``pipeline: true``, ``training/pipeline.py``), torch on 1 thread in each;
+* ``pipeline, envs in 1 worker``: the same with every env in one worker process (``vec_env: chunked``,
+  ``env_workers: 1``): the learner's process keeps the forward passes and the update, whose thread then
+  no longer waits for the interpreter while the envs' Python runs;
+* ``the config's own``: the settings ``--config`` names (with ``--baseline``, each tree's own config: the
+  recipe of each commit).
 
-``--setups`` picks some of them by their numbers in this list (1-5), the first picked being the reference.
+``--setups`` picks some of them by their numbers in this list (1-7), the first picked being the reference.
 
     python benchmarks/learner_speed.py [--steps 32768] [--repeats 3] [--config configs/necromancer_3p.yaml] [--setups 2,5] [--json]
-    python benchmarks/learner_speed.py --baseline REV [--setups 5] [--repeats 3] ...   # this tree beside commit REV
+    python benchmarks/learner_speed.py --baseline REV [--setups 7] [--repeats 3] ...   # this tree beside commit REV
 
 ``--baseline REV`` runs this benchmark (one round per child process, each tree with its own
 ``training`` package and its own copy of ``--config``) on this tree and on a temporary git worktree of
 REV, alternating, and prints both columns and their ratio (``benchmarks/side_by_side.py``).
-Target (issue 28): the pipeline setup (5) >= 1.5x commit 3710629's steps/s.
+Target (issue 28): the 3-seat recipe (setup 7 with the default config) >= 1.5x commit 3710629's steps/s.
 """
 from __future__ import annotations
 
@@ -37,19 +42,26 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.append(str(Path(__file__).resolve().parents[1]))  # after PYTHONPATH: the tree asked for wins
 
-SETUPS = [("dummy, 1 thread", "dummy", 1, None, False), ("dummy, 2 threads", "dummy", 2, None, False),
-          ("subproc, 1 thread", "subproc", 1, None, False), ("chunked 2, 1+2 threads", "chunked", 1, 2, False),
-          ("pipeline, 1 thread", "dummy", 1, None, True)]
+# (name, vec_env, torch threads, update threads, pipeline, env workers); None: the config's own value
+SETUPS = [("dummy, 1 thread", "dummy", 1, None, False, 2), ("dummy, 2 threads", "dummy", 2, None, False, 2),
+          ("subproc, 1 thread", "subproc", 1, None, False, 2), ("chunked 2, 1+2 threads", "chunked", 1, 2, False, 2),
+          ("pipeline, 1 thread", "dummy", 1, None, True, 2),
+          ("pipeline, envs in 1 worker", "chunked", 1, None, True, 1),
+          ("the config's own", None, None, None, None, None)]
 
 
-def one_run(cfg, vec_env: str, threads: int, update: int | None, pipeline: bool, steps: int, out: str) -> float:
+def one_run(cfg, vec_env: str | None, threads: int | None, update: int | None, pipeline: bool | None,
+            workers: int | None, steps: int, out: str) -> float:
     import torch
 
     from training.config import TrainConfig
     from training.train import train
 
+    if vec_env is None:  # the config's own settings
+        vec_env, threads, update, pipeline, workers = (cfg.vec_env, cfg.torch_threads, cfg.update_threads,
+                                                       cfg.pipeline, cfg.env_workers)
     c = TrainConfig(**{**cfg.__dict__, "vec_env": vec_env, "torch_threads": threads, "total_steps": steps,
-                       "env_workers": 2, "update_threads": update, "pipeline": pipeline,
+                       "env_workers": workers, "update_threads": update, "pipeline": pipeline,
                        "warm_start": None, "eval_every": 0, "checkpoint_every": 0, "max_minutes": None,
                        "out_dir": out, "name": f"speed_{vec_env}_{threads}_{update}_{int(pipeline)}"})
     t0 = time.perf_counter()
@@ -64,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=32768)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--config", default="configs/necromancer_3p.yaml")
-    p.add_argument("--setups", default=None, help="comma-separated setup numbers (1-5; default: all)")
+    p.add_argument("--setups", default=None, help="comma-separated setup numbers (1-7; default: all)")
     p.add_argument("--json", action="store_true")
     sbs = _side_by_side()
     sbs.add_argument(p)
@@ -87,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as out:
         for r in range(args.repeats):
             order = setups if r % 2 == 0 else setups[::-1]
-            for name, vec, threads, update, pipeline in order:
-                rates[name].append(one_run(cfg, vec, threads, update, pipeline, args.steps, out))
+            for name, *setup in order:
+                rates[name].append(one_run(cfg, *setup, args.steps, out))
     base = statistics.median(rates[setups[0][0]])
     print(f"MaskablePPO steps/s, {cfg.name}'s network and PPO settings, {args.steps} steps x {args.repeats} rounds "
           f"(median; wall clock)")

@@ -394,6 +394,19 @@ def test_chunked_vec_env_trains_and_resumes_exactly(tmp_path):
         assert torch.equal(a[k], b[k]), k
 
 
+def test_pipeline_with_the_envs_in_one_worker_trains_the_same_weights(tmp_path):
+    """The 3-seat recipe's setting (``pipeline: true`` with every env in one worker process) is a speed setting:
+    the same weights as the pipeline with the envs in the learner's process."""
+    from training.train import train
+    common = dict(pipeline=True, n_envs=3, total_steps=384)
+    here = train(tiny(tmp_path / "a", vec_env="dummy", **common), progress=False)
+    worker = train(tiny(tmp_path / "b", vec_env="chunked", env_workers=1, **common), progress=False)
+    a, b = _params(here / "final.zip"), _params(worker / "final.zip")
+    assert a.keys() == b.keys()
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+
+
 def test_killed_run_resumes_exactly(tmp_path):
     """Kill train.py mid-run (SIGKILL, no clean-up), resume with --resume: the final weights
     equal those of an uninterrupted run of the same config."""
