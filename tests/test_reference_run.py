@@ -198,3 +198,38 @@ def test_rllib_tiny_run(tmp_path: Path) -> None:
     assert data["algorithm"] == "PPO" and data["capped"] is False
     assert 200 <= data["env_steps"] < 200 + 2 * 128  # stopped by max_env_steps after the iteration that reached it
     assert data["policy"].startswith("rllib:") and data["policy"].endswith("#players")
+
+
+def _results_file(folder: Path, library: str, task: str, seed: int, score: float, budget: str = "small") -> None:
+    """A results file as reference_run writes one (the fields the report reads)."""
+    data = {"benchmark": "necro-bench-v1", "task": task, "library": library, "seed": seed, "budget": budget,
+            "win_rate": 0.5, "score": score, "env_steps": 1000, "capped": seed == 1, "train_seconds": 90.0,
+            "algorithm": "x", "protocol": True}
+    (folder / f"{library}_{task}_{budget}_s{seed}.json").write_text(json.dumps(data))
+
+
+def test_the_report_tables_every_run_the_aggregate_and_the_missing_grid(tmp_path: Path) -> None:
+    pytest.importorskip("rliable", reason="rliable is not installed (the bench extra)")
+    from training import reference_report
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for seed, score in ((0, 0.25), (1, 0.75), (2, 0.5)):
+        _results_file(runs, "sb3", "necro3-greedy", seed, score)
+    _results_file(runs, "tianshou", "player2-greedy", 0, -0.5)
+    out = tmp_path / "out"
+    assert reference_report.main(["--results", str(runs), "--out", str(out), "--reps", "50"]) == 0
+    data = json.loads((out / "results.json").read_text())
+    assert len(data["runs"]) == 4 and {r["file"] for r in data["runs"]} == {p.name for p in runs.glob("*.json")}
+    cell = data["aggregate"]["budgets"]["small"]["tasks"]["necro3-greedy"]["sb3"]
+    assert cell["seeds"] == [0, 1, 2] and cell["mean"] == pytest.approx(0.5)
+    assert (out / "results.png").stat().st_size > 0
+    md = (out / "RESULTS.md").read_text()
+    assert "| `necro3-greedy` | sb3 | MaskablePPO | 0, 1, 2 | 0.500 | 0.500 [" in md
+    assert "| sb3 | `necro3-greedy` | small | 1 | 1,000 | yes | 1.5 | 0.500 | 0.750 |" in md  # one row per run
+    # the grid: complete, missing seeds with the command that makes one, and what a library cannot make
+    assert "| sb3 | `necro3-greedy` | 0, 1, 2 | - | complete |" in md
+    assert "| tianshou | `player2-greedy` | 0 | 1, 2 | `make reference LIBRARY=tianshou TASK=player2-greedy SEED=1` |" in md
+    assert "| benchmarl | `necro3-greedy` | - | 0, 1, 2 | BenchMARL reference runs are not implemented yet" in md
+    rows = reference_report.grid(load_results(runs))
+    assert len(rows) == 4 * 3 and all(r["cannot"] for r in rows if r["library"] == "benchmarl")
