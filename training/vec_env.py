@@ -52,14 +52,17 @@ def _worker(remote, parent, fns_wrapper) -> None:
     parent.close()
     envs = [fn() for fn in fns_wrapper.var]
 
-    def masks() -> list:
-        return [e.unwrapped.action_masks() if hasattr(e.unwrapped, MASKS) else None for e in envs]
+    def masks():
+        """The chunk's action masks: one stacked array (one pickle for the pipe), or a list with None where an
+        env has no ``action_masks``."""
+        ms = [e.unwrapped.action_masks() if hasattr(e.unwrapped, MASKS) else None for e in envs]
+        return np.stack(ms) if all(m is not None for m in ms) else ms
 
     try:
         while True:
             cmd, data = remote.recv()
-            if cmd == "step":
-                out = []
+            if cmd == "step":  # the observations go back stacked: one array to pickle instead of one per env
+                obs_list, out = [], []
                 for env, action in zip(envs, data):
                     obs, rew, term, trunc, info = env.step(action)
                     done = term or trunc
@@ -68,13 +71,16 @@ def _worker(remote, parent, fns_wrapper) -> None:
                     if done:
                         info["terminal_observation"] = obs
                         obs, reset_info = env.reset()
-                    out.append((obs, rew, done, info, reset_info))
-                remote.send((out, masks()))
+                    obs_list.append(obs)
+                    out.append((rew, done, info, reset_info))
+                remote.send((np.stack(obs_list), out, masks()))
             elif cmd == "reset":
-                out = []
+                obs_list, infos = [], []
                 for env, (seed, options) in zip(envs, data):
-                    out.append(env.reset(seed=seed, **({"options": options} if options else {})))
-                remote.send((out, masks()))
+                    obs, info = env.reset(seed=seed, **({"options": options} if options else {}))
+                    obs_list.append(obs)
+                    infos.append(info)
+                remote.send((np.stack(obs_list), infos, masks()))
             elif cmd == "env_method":
                 name, args, kwargs, local = data
                 remote.send([envs[i].get_wrapper_attr(name)(*args, **kwargs) for i in local])
@@ -102,6 +108,12 @@ def _worker(remote, parent, fns_wrapper) -> None:
                 raise RuntimeError(f"unknown command {cmd!r}")
     except KeyboardInterrupt:  # pragma: no cover
         pass
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """The workers' stacked observations as one array (a worker's own array when there is one worker: it is a
+    fresh copy from the pipe)."""
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 class ChunkedSubprocVecEnv(VecEnv):
@@ -138,12 +150,12 @@ class ChunkedSubprocVecEnv(VecEnv):
         self.waiting = True
 
     def step_wait(self):
-        obs, rews, dones, infos, masks = [], [], [], [], []
+        parts, rews, dones, infos, masks = [], [], [], [], []
         for k, remote in enumerate(self.remotes):
-            out, m = remote.recv()
+            o, out, m = remote.recv()
+            parts.append(o)
             masks.extend(m)
-            for j, (o, r, d, info, reset_info) in enumerate(out):
-                obs.append(o)
+            for j, (r, d, info, reset_info) in enumerate(out):
                 rews.append(r)
                 dones.append(d)
                 infos.append(info)
@@ -151,22 +163,22 @@ class ChunkedSubprocVecEnv(VecEnv):
                     self.reset_infos[self.chunks[k][j]] = reset_info
         self.waiting = False
         self._masks = masks
-        return np.stack(obs), np.asarray(rews, dtype=np.float32), np.asarray(dones, dtype=bool), infos
+        return _joined(parts), np.asarray(rews, dtype=np.float32), np.asarray(dones, dtype=bool), infos
 
     def reset(self):
         for remote, chunk in zip(self.remotes, self.chunks):
             remote.send(("reset", [(self._seeds[i], self._options[i]) for i in chunk]))
-        obs, masks = [], []
+        parts, masks = [], []
         for k, remote in enumerate(self.remotes):
-            out, m = remote.recv()
+            o, infos, m = remote.recv()
+            parts.append(o)
             masks.extend(m)
-            for j, (o, info) in enumerate(out):
-                obs.append(o)
+            for j, info in enumerate(infos):
                 self.reset_infos[self.chunks[k][j]] = info
         self._masks = masks
         self._reset_seeds()
         self._reset_options()
-        return np.stack(obs)
+        return _joined(parts)
 
     def close(self) -> None:
         if self.closed:
