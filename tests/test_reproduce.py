@@ -56,6 +56,14 @@ def test_config_differences_name_changed_added_and_dropped_keys_but_not_where_a_
         "new: not recorded (added later), now True"]
 
 
+def test_stepping_the_same_envs_elsewhere_is_no_learning_difference():
+    """dummy <-> chunked (any worker count) give the same weights; the batched vec env does not (float bits)."""
+    rec = {"vec_env": "dummy", "env_workers": 2, "seed": 0}
+    assert reproduce.config_differences(rec, {"vec_env": "chunked", "env_workers": 1, "seed": 0}) == []
+    assert reproduce.config_differences(rec, {"vec_env": "batched", "env_workers": 2, "seed": 0}) == [
+        "vec_env: recorded 'dummy', now 'batched'"]
+
+
 def test_unknown_names_are_refused(capsys):
     with pytest.raises(ConfigError, match="shipped: .*necromancer_3p"):
         reproduce.recorded("nope")

@@ -34,6 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 REPORT_SEED = 2024
 REPORT_GAMES = 600
 NOT_LEARNING = ("name", "out_dir")  # where a run is written, not how it learns
+#: Vec envs that step the same envs to the same results (tests/test_training.py: the chunked vec env steps
+#: them as DummyVecEnv does, and trains the same weights with the pipeline): a change between them, or of
+#: the chunked one's worker count (``env_workers``), is a speed setting, not a learning key.
+SAME_RESULTS_VEC_ENVS = ("dummy", "chunked")
 
 
 def recorded(name: str) -> tuple[str, dict]:
@@ -61,6 +65,9 @@ def config_differences(record: dict, now: dict, cap_bound: bool = True, defaults
     lines = []
     for key in sorted(set(record) | set(now)):
         if key in NOT_LEARNING or (key == "max_minutes" and not cap_bound):
+            continue
+        if key == "env_workers" or (key == "vec_env" and record.get(key, "dummy") in SAME_RESULTS_VEC_ENVS
+                                    and now.get(key, "dummy") in SAME_RESULTS_VEC_ENVS):
             continue
         if key not in record:
             if defaults is not None and key in defaults and defaults[key] == now[key]:
