@@ -529,6 +529,11 @@ if _unwritten:
     _N[f] for f in ("reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
                     "affordable_purchases", "bought_ghosts", "bought_powers", "reserve_powers_left",
                     "ghosts_removed", "island_returnable"))
+(_SC_RESERVE, _SC_ISLAND, _SC_WELL_GHOSTS, _SC_WELL_OTHERS, _SC_SOULS, _SC_IN_PLAY, _SC_PRICE, _SC_AFFORDABLE,
+ _SC_BOUGHT_GHOSTS, _SC_BOUGHT_POWERS, _SC_POWERS_LEFT, _SC_REMOVED, _SC_RETURNABLE) = (
+    _SC[f"necro.{f}"] for f in ("reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
+                                "affordable_purchases", "bought_ghosts", "bought_powers", "reserve_powers_left",
+                                "ghosts_removed", "island_returnable"))
 _GHOST_BIT = 1 << GHOST
 
 _POW2 = tuple(1 << i for i in range(max(MAX_REGIONS, NUM_OCCUPANTS, MAX_SEATS)))
@@ -606,12 +611,10 @@ class _Shown:
         "well",
         # glob
         "phase", "started", "glob_cur_race", "placed", "nonempty", "turn_seat", "decider", "over", "glob_turn",
-        "glob_decider", "glob_defender", "round", "races_in_deck", "powers_in_deck", "berserk", "last_die",
-        "defend_race", "hold", "segment", "picked", "dragon_used", "fort_used", "hero_pool", "encamp_pool",
-        "holes_placed", "amazon_held",
+        "glob_decider", "glob_defender", "glob_cold",
     )
     _ONE_HOTS = ("seat_turn", "seat_decider", "phase", "started", "glob_cur_race", "glob_turn", "glob_decider",
-                 "glob_defender", "berserk", "defend_race")
+                 "glob_defender")
 
     def __init__(self) -> None:
         for name in self.__slots__:
@@ -621,6 +624,8 @@ class _Shown:
         self.markers = (None,) * len(_MARKER_FIELDS)
         self.dragon = -2
         self.attacked = self.converted = 0   # the template's attacked/converted bits are all 0
+        # ``Observer._update_glob``'s cold tuple: berserk and defend_race are one-hots
+        self.glob_cold = (None, None, None, -1, None, -1) + (None,) * 9
 
 
 class Observer:
@@ -634,18 +639,25 @@ class Observer:
     (default True); he always sees his own.
 
     How it is fast: the Observer keeps one *canonical* vector (absolute seat order,
-    nothing hidden, plus a constant 0, a constant 1 and a few helper entries) and a
-    snapshot of the state values it was built from. A call updates only what changed
-    since the previous call (one method per block; list comparisons are C-level; one
-    action changes little) and then gathers the viewer's observation with one
-    ``numpy.take`` through a precomputed index array per viewer. The index array does
-    everything viewer-specific: it rotates seat slots, owner and pact one-hots and the
-    turn/decider one-hots to the viewer's seat, and points hidden entries (others' coins
-    under ``hide_coins``, the reserve badges) at the constant 0.
+    nothing hidden, plus a constant 0, a constant 1, a few helper entries and the
+    conquest columns in a run of their own) and, in a ``_Shown``, copies of the State
+    values it was written from. A call updates only what changed since the previous
+    call: the per-occupant lists (hand, tray, powers, regions) are synced once into
+    bitsets of the occupants that changed, which the blocks share; the 48-entry region
+    lists are checked first where a change is expected (regions that changed hands, the
+    regions of a race whose hand changed) and scanned whole only if that was not all;
+    each block then compares its State values with the snapshot (C-level list and tuple
+    comparisons; one action changes little) and rewrites what differs, single entries
+    through a memoryview and the conquest columns with one bytes slice. It then gathers
+    the viewer's observation with one ``numpy.take`` through a precomputed index array
+    per viewer. The index array does everything viewer-specific: it rotates seat slots,
+    owner and pact one-hots and the turn/decider one-hots to the viewer's seat, and
+    points hidden entries (others' coins under ``hide_coins``, the reserve badges) at
+    the constant 0 (``state_vector`` gathers through one too, for the conquest columns).
 
     Adding a feature: give it a column (``*_COLS``) or a flat entry (``_NECRO_FEATURES``,
     ``_GLOB_FEATURES``) and a divisor in ``SCALES``, write it in the block's ``_update_*``
-    method by name, and describe it in ``tests/reference_observer.py`` (the slow encoder
+    method by name (with a snapshot of its State value in ``_Shown``), and describe it in ``tests/reference_observer.py`` (the slow encoder
     the test suite compares with this one on random games).
     """
 
@@ -1131,46 +1143,51 @@ class Observer:
 
     # ---- necro block
     def _update_necro(self, st: State, sh: "_Shown", ghost_changed: int, tok_changed: int) -> None:
-        """The Necromancer's counts (rewritten together when one changes) and his power badges.
-        ``ghost_changed``: the Ghosts' hand, tray, powers or regions changed."""
+        """The Necromancer's counts and his power badges. The Well's two counts are rewritten when the Well
+        changes, the other counts together when one of them changes. ``ghost_changed``: the Ghosts' hand,
+        tray, powers or regions changed."""
         if (st.race_power[GHOST] != sh.necro_in_use or st.necro_reserve != sh.necro_reserve
                 or st.necro_draw != sh.necro_draw):
             self._write_necro_badges(st.race_power[GHOST], st.necro_reserve, st.necro_draw)
             sh.necro_in_use = st.race_power[GHOST]
             sh.necro_reserve, sh.necro_draw = st.necro_reserve[:], st.necro_draw[:]
             ghost_changed = 1
-        counts = (st.island, st.souls, st.bought_ghosts, st.bought_powers, st.ghosts_removed,
-                  st.coins[self.necro_seat])
+        well = st.well
+        if well != sh.well:
+            c = self._cm
+            c[_N_WELL_GHOSTS] = well[GHOST] * _SC_WELL_GHOSTS
+            c[_N_WELL_OTHERS] = (sum(well) - well[GHOST]) * _SC_WELL_OTHERS
+            sh.well = well[:]
         if st.cur_race != sh.cur_race or st.ready_taken != sh.ready_taken:
             sh.cur_race, sh.ready_taken = st.cur_race, st.ready_taken[:]
             cap = self.game.island_cap(st)   # it depends on these two
             if cap != sh.island_cap:
                 sh.island_cap = cap
                 ghost_changed = 1
-        if ghost_changed or counts != sh.necro_counts or (tok_changed & st.regions[GHOST]) or st.well != sh.well:
+        counts = (st.island, st.souls, st.bought_ghosts, st.bought_powers, st.ghosts_removed,
+                  st.coins[self.necro_seat])
+        if ghost_changed or counts != sh.necro_counts or (tok_changed & st.regions[GHOST]):
             self._write_necro_counts(st)
             sh.necro_counts = counts
-            sh.well = st.well[:]
 
     def _write_necro_counts(self, st: State) -> None:
+        """Every necro count but the Well's."""
         c = self._cm
-        well, island, tok = st.well, st.island, st.tok
+        island, tok = st.island, st.tok
         in_play = island + sum([tok[r] for r in _bits(st.regions[GHOST])])
         returnable = self._shown.island_cap - island
-        c[_N_RESERVE] = st.tray[GHOST] * _SC["necro.reserve"]
-        c[_N_ISLAND] = island * _SC["necro.island"]
-        c[_N_WELL_GHOSTS] = well[GHOST] * _SC["necro.well_ghosts"]
-        c[_N_WELL_OTHERS] = (sum(well) - well[GHOST]) * _SC["necro.well_others"]
-        c[_N_SOULS] = st.souls * _SC["necro.souls"]
-        c[_N_IN_PLAY] = in_play * _SC["necro.ghosts_in_play"]
+        c[_N_RESERVE] = st.tray[GHOST] * _SC_RESERVE
+        c[_N_ISLAND] = island * _SC_ISLAND
+        c[_N_SOULS] = st.souls * _SC_SOULS
+        c[_N_IN_PLAY] = in_play * _SC_IN_PLAY
         price = st.race_power[GHOST].bit_count() + in_play + st.hand[GHOST]
-        c[_N_PRICE] = price * _SC["necro.price"]
-        c[_N_AFFORDABLE] = affordable_purchases(st.coins[self.necro_seat], price) * _SC["necro.affordable_purchases"]
-        c[_N_BOUGHT_GHOSTS] = st.bought_ghosts * _SC["necro.bought_ghosts"]
-        c[_N_BOUGHT_POWERS] = st.bought_powers * _SC["necro.bought_powers"]
-        c[_N_POWERS_LEFT] = (len(st.necro_reserve) - st.necro_reserve.count(-1)) * _SC["necro.reserve_powers_left"]
-        c[_N_REMOVED] = st.ghosts_removed * _SC["necro.ghosts_removed"]
-        c[_N_RETURNABLE] = (returnable if returnable > 0 else 0) * _SC["necro.island_returnable"]
+        c[_N_PRICE] = price * _SC_PRICE
+        c[_N_AFFORDABLE] = affordable_purchases(st.coins[self.necro_seat], price) * _SC_AFFORDABLE
+        c[_N_BOUGHT_GHOSTS] = st.bought_ghosts * _SC_BOUGHT_GHOSTS
+        c[_N_BOUGHT_POWERS] = st.bought_powers * _SC_BOUGHT_POWERS
+        c[_N_POWERS_LEFT] = (len(st.necro_reserve) - st.necro_reserve.count(-1)) * _SC_POWERS_LEFT
+        c[_N_REMOVED] = st.ghosts_removed * _SC_REMOVED
+        c[_N_RETURNABLE] = (returnable if returnable > 0 else 0) * _SC_RETURNABLE
 
     def _write_necro_badges(self, in_use: int, reserve: list[int], drawn: list[int]) -> None:
         blk = self._canon[_N_BADGES]
@@ -1213,71 +1230,56 @@ class Observer:
         over, turn, decider = st.over, st.turn_seat, st.decider
         if turn != sh.turn_seat or decider != sh.decider or over != sh.over:
             self._write_turn(over, turn, decider)
-        v = st.round
-        if v != sh.round:
+        # the rest changes a few times a turn: one tuple comparison, then feature by feature
+        cold = (st.round, len(st.race_deck), len(st.power_deck) + len(st.power_discard), st.berserk, st.last_die,
+                st.defend_race, st.hold, st.segment, st.picked, st.dragon_used, st.fort_used, st.hero_pool,
+                st.encamp_pool, st.holes_placed, st.amazon_held)
+        if cold != sh.glob_cold:
+            self._write_glob_cold(cold, sh.glob_cold)
+            sh.glob_cold = cold
+
+    def _write_glob_cold(self, cold: tuple, old: tuple) -> None:
+        """The glob features of ``_update_glob``'s ``cold`` tuple that differ from ``old``."""
+        m = self._cm
+        (rnd, races, powers, berserk, last_die, defend_race, hold, segment, picked, dragon_used, fort_used,
+         hero_pool, encamp_pool, holes_placed, amazon_held) = cold
+        (o_rnd, o_races, o_powers, o_berserk, o_last_die, o_defend_race, o_hold, o_segment, o_picked, o_dragon_used,
+         o_fort_used, o_hero_pool, o_encamp_pool, o_holes_placed, o_amazon_held) = old
+        if rnd != o_rnd:
             gt = self._game_turns
-            m[_G_ROUND_FRAC] = v * (1 / gt)
-            m[_G_LAST_ROUND] = (v >= gt) * 1.0
-            m[_G_ROUNDS_LEFT] = max(0, gt - v) * _SC_ROUNDS_LEFT
-            sh.round = v
-        v = len(st.race_deck)
-        if v != sh.races_in_deck:
-            m[_G_RACES_IN_DECK] = v * _SC_RACES_IN_DECK
-            sh.races_in_deck = v
-        v = len(st.power_deck) + len(st.power_discard)
-        if v != sh.powers_in_deck:
-            m[_G_POWERS_IN_DECK] = v * _SC_POWERS_IN_DECK
-            sh.powers_in_deck = v
-        v = st.berserk
-        if v != sh.berserk:
-            _one_hot(m, _G_BERSERK_ROLL, sh.berserk, v)
-            m[_G_BERSERK_PENDING] = (v >= 0) * 1.0
-            sh.berserk = v
-        v = st.last_die
-        if v != sh.last_die:
-            m[_G_DIE_ROLLED] = (v >= 0) * 1.0
-            m[_G_LAST_DIE] = (v if v > 0 else 0) * _SC_LAST_DIE
-            sh.last_die = v
-        v = st.defend_race
-        if v != sh.defend_race:
-            _one_hot(m, _G_DEFEND_RACE, sh.defend_race, v)
-            sh.defend_race = v
-        v = st.hold
-        if v != sh.hold:
-            m[_G_HOLD] = v * _SC_HOLD
-            sh.hold = v
-        v = st.segment
-        if v != sh.segment:
-            m[_G_GHOUL_SEGMENT] = (v == GHOUL_SEGMENT) * 1.0
-            sh.segment = v
-        v = st.picked
-        if v != sh.picked:
-            m[_G_PICKED] = v * 1.0
-            sh.picked = v
-        v = st.dragon_used
-        if v != sh.dragon_used:
-            m[_G_DRAGON_USED] = v * 1.0
-            sh.dragon_used = v
-        v = st.fort_used
-        if v != sh.fort_used:
-            m[_G_FORT_USED] = v * 1.0
-            sh.fort_used = v
-        v = st.hero_pool
-        if v != sh.hero_pool:
-            m[_G_HERO_POOL] = v * _SC_HERO_POOL
-            sh.hero_pool = v
-        v = st.encamp_pool
-        if v != sh.encamp_pool:
-            m[_G_ENCAMP_POOL] = v * _SC_ENCAMP_POOL
-            sh.encamp_pool = v
-        v = st.holes_placed
-        if v != sh.holes_placed:
-            m[_G_HOLES_PLACED] = v * _SC_HOLES_PLACED
-            sh.holes_placed = v
-        v = st.amazon_held
-        if v != sh.amazon_held:
-            m[_G_AMAZON_HELD] = v * _SC_AMAZON_HELD
-            sh.amazon_held = v
+            m[_G_ROUND_FRAC] = rnd * (1 / gt)
+            m[_G_LAST_ROUND] = (rnd >= gt) * 1.0
+            m[_G_ROUNDS_LEFT] = max(0, gt - rnd) * _SC_ROUNDS_LEFT
+        if races != o_races:
+            m[_G_RACES_IN_DECK] = races * _SC_RACES_IN_DECK
+        if powers != o_powers:
+            m[_G_POWERS_IN_DECK] = powers * _SC_POWERS_IN_DECK
+        if berserk != o_berserk:
+            _one_hot(m, _G_BERSERK_ROLL, o_berserk, berserk)
+            m[_G_BERSERK_PENDING] = (berserk >= 0) * 1.0
+        if last_die != o_last_die:
+            m[_G_DIE_ROLLED] = (last_die >= 0) * 1.0
+            m[_G_LAST_DIE] = (last_die if last_die > 0 else 0) * _SC_LAST_DIE
+        if defend_race != o_defend_race:
+            _one_hot(m, _G_DEFEND_RACE, o_defend_race, defend_race)
+        if hold != o_hold:
+            m[_G_HOLD] = hold * _SC_HOLD
+        if segment != o_segment:
+            m[_G_GHOUL_SEGMENT] = (segment == GHOUL_SEGMENT) * 1.0
+        if picked != o_picked:
+            m[_G_PICKED] = picked * 1.0
+        if dragon_used != o_dragon_used:
+            m[_G_DRAGON_USED] = dragon_used * 1.0
+        if fort_used != o_fort_used:
+            m[_G_FORT_USED] = fort_used * 1.0
+        if hero_pool != o_hero_pool:
+            m[_G_HERO_POOL] = hero_pool * _SC_HERO_POOL
+        if encamp_pool != o_encamp_pool:
+            m[_G_ENCAMP_POOL] = encamp_pool * _SC_ENCAMP_POOL
+        if holes_placed != o_holes_placed:
+            m[_G_HOLES_PLACED] = holes_placed * _SC_HOLES_PLACED
+        if amazon_held != o_amazon_held:
+            m[_G_AMAZON_HELD] = amazon_held * _SC_AMAZON_HELD
 
     def _write_turn(self, over: int, turn: int, decider: int) -> None:
         """The game-over flag and the turn / decider / defender one-hots (none once the game is over)."""
