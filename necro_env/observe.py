@@ -657,8 +657,9 @@ class Observer:
 
     Adding a feature: give it a column (``*_COLS``) or a flat entry (``_NECRO_FEATURES``,
     ``_GLOB_FEATURES``) and a divisor in ``SCALES``, write it in the block's ``_update_*``
-    method by name (with a snapshot of its State value in ``_Shown``), and describe it in ``tests/reference_observer.py`` (the slow encoder
-    the test suite compares with this one on random games).
+    method by name (with a snapshot of its State value in ``_Shown``), and describe it in
+    ``tests/reference_observer.py`` (the slow encoder the test suite compares with this one
+    on random games).
     """
 
     def __init__(self, game: Game, hide_coins: bool | None = None, hide_necro_reserve: bool = True) -> None:
