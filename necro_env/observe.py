@@ -140,8 +140,10 @@ that acts now (the defender's race while defending).
 """
 from __future__ import annotations
 
+import struct
 from itertools import compress
-from operator import attrgetter, ne
+from functools import reduce
+from operator import attrgetter, ne, or_
 
 import numpy as np
 
@@ -373,6 +375,8 @@ _RL0 = OFFSETS["region_learn"][0]
 _L_COST, _L_REACHABLE, _L_AFFORDABLE, _L_THREAT = (_col(REGION_LEARN_COLS, c)
                                                   for c in ("cost", "reachable", "affordable", "threat"))
 _SC_COST, _SC_THREAT = _SC["region_learn.cost"], _SC["region_learn.threat"]
+_THREAT_AT = [_RL0 + r * RL_W + _L_THREAT for r in range(R)]   # canonical position of each region's threat
+_THREAT_VALUES = [k * _SC_THREAT for k in range(R + 1)]          # k neighbours -> the written value
 _span(REGION_LEARN_COLS, "cost", "reachable", "affordable")  # rewritten together
 _SEAT0 = OFFSETS["seat"][0]
 _COMBO0 = OFFSETS["combo"][0]
@@ -435,6 +439,9 @@ _S_RACES = _span(SEAT_COLS, "active_race", "active_powers", "declined_races", "s
 _S_PACTS = _span(SEAT_COLS, "pact_with")
 _S_FLAG_COLS = (_col(SEAT_COLS, "turn_seat"), _col(SEAT_COLS, "decider"))   # one-hots over the seats
 _S_BIT_COLS = (_col(SEAT_COLS, "attacked"), _col(SEAT_COLS, "converted"))   # bit s of a State bitmask
+_S_TURN, _S_DECIDER = _S_FLAG_COLS
+_S_RACES_ZERO = memoryview(np.zeros(_S_RACES.stop - _S_RACES.start, dtype=np.float32))  # slice-assigned
+_S_ATTACKED, _S_CONVERTED = _S_BIT_COLS
 
 # ---- combo rows
 _C_PRESENT = _col(COMBO_COLS, "present")
@@ -442,6 +449,7 @@ _C_RACE = _col(COMBO_COLS, "race")
 _C_POWER = _col(COMBO_COLS, "power")
 _C_COINS = _col(COMBO_COLS, "coins")
 _C_TOKENS = _col(COMBO_COLS, "tokens")
+_COMBO_ZERO = memoryview(np.zeros(COLUMN_SLOTS * COMBO_W, dtype=np.float32))  # slice-assigned
 
 # ---- necro badges: powers in use, reserve slots and drawn slots are one contiguous run
 _N_BADGES = slice(_N["powers_in_use"], _N["drawn_powers"] + DRAW_SLOTS * NUM_POWERS)
@@ -456,66 +464,168 @@ if _N["reserve_powers"] != _N["powers_in_use"] + NUM_POWERS or \
 _ZERO = OBS_SIZE
 _ONE = OBS_SIZE + 1
 _DEFENDER = OBS_SIZE + 2
-_CANON_SIZE = _DEFENDER + MAX_SEATS
+# The conquest columns (cost, reachable, affordable) of the regions live in a run of their own at the
+# end, 3 entries per region, so that one slice assignment rewrites all of them; every index array
+# (and ``state_vector``'s) maps the region_learn rows' columns there.
+_CONQ0 = _DEFENDER + MAX_SEATS
+_CANON_SIZE = _CONQ0 + 3 * R
+_CONQ_OBS = np.array([_RL0 + r * RL_W + c for r in range(R) for c in (_L_COST, _L_REACHABLE, _L_AFFORDABLE)],
+                     dtype=np.intp)   # observation positions of the run's entries, in its order
 
-# ---- glob features: each written from one raw value by ``Observer._update_glob``, whose two
-# tuples (``hot``, often changing, and ``cold``) list the values in the order of these tables.
-# Encoding: _ONE_HOT (the value is the hot index, -1 = none), _PER_GAME_TURNS (the value / the
-# game's number of turns) or a multiplier. ``defender`` is the canonical-only one-hot behind the
-# viewer's ``defending`` flag.
-_ONE_HOT = None
-_PER_GAME_TURNS = "1 / game turns"
-_GLOB_HOT = (
-    ("phase_onehot", _ONE_HOT), ("started", _ONE_HOT), ("turn_seat_rel", _ONE_HOT), ("decider_rel", _ONE_HOT),
-    ("defender", _ONE_HOT), ("cur_race", _ONE_HOT), ("placed", 1.0), ("nonempty", _SC["glob.nonempty"]),
-)
-_GLOB_COLD = (
-    ("round_frac", _PER_GAME_TURNS), ("last_round", 1.0), ("rounds_left", _SC["glob.rounds_left"]),
-    ("races_in_deck", _SC["glob.races_in_deck"]),
-    ("powers_in_deck", _SC["glob.powers_in_deck"]), ("over", 1.0), ("berserk_roll", _ONE_HOT),
-    ("berserk_pending", 1.0), ("die_rolled", 1.0), ("last_die", _SC["glob.last_die"]), ("defend_race", _ONE_HOT),
-    ("hold", _SC["glob.hold"]), ("ghoul_segment", 1.0), ("picked", 1.0), ("dragon_used", 1.0),
-    ("fort_used", 1.0), ("hero_pool", _SC["glob.hero_pool"]), ("encamp_pool", _SC["glob.encamp_pool"]),
-    ("holes_placed", _SC["glob.holes_placed"]), ("amazon_held", _SC["glob.amazon_held"]),
-)
-# The other glob features: constant per game (the template), per viewer (the index arrays), or
-# written on every call (acting_hand).
+
+def _canonical_index() -> np.ndarray:
+    """Index into the canonical vector for each entry of ``state_vector`` (the identity but for the
+    conquest columns); the viewers' index arrays start from it."""
+    perm = np.arange(OBS_SIZE, dtype=np.intp)
+    perm[_CONQ_OBS] = np.arange(_CONQ0, _CONQ0 + 3 * R)
+    return perm
+
+
+_CONQ_ROW_BYTES = 3 * 4
+_NOT_REACHABLE = bytes(_CONQ_ROW_BYTES)
+
+
+def _conquest_row(cost: int, affordable: bool) -> bytes:
+    """The float32 bytes of one region's (cost, reachable, affordable) for a reachable region."""
+    return struct.pack("3f", cost * _SC_COST, 1.0, 1.0 if affordable else 0.0)
+
+
+_CONQ_ROWS = [(_conquest_row(c, False), _conquest_row(c, True)) for c in range(256)]   # [cost][affordable]
+
+# ---- glob features: ``Observer._update_glob`` writes each from one State value (or two), one by one.
+# ``defender`` is the canonical-only one-hot behind the viewer's ``defending`` flag.
+_G_PHASE, _G_STARTED, _G_CUR_RACE, _G_DEFEND_RACE, _G_BERSERK_ROLL = (
+    _G[f] for f in ("phase_onehot", "started", "cur_race", "defend_race", "berserk_roll"))
+_G_TURN, _G_DECIDER = _G["turn_seat_rel"], _G["decider_rel"]
+_G_PLACED, _G_NONEMPTY, _G_OVER = _G["placed"], _G["nonempty"], _G["over"]
+_G_ROUND_FRAC, _G_LAST_ROUND, _G_ROUNDS_LEFT = _G["round_frac"], _G["last_round"], _G["rounds_left"]
+_G_RACES_IN_DECK, _G_POWERS_IN_DECK = _G["races_in_deck"], _G["powers_in_deck"]
+_G_BERSERK_PENDING, _G_DIE_ROLLED, _G_LAST_DIE = _G["berserk_pending"], _G["die_rolled"], _G["last_die"]
+_G_HOLD, _G_GHOUL_SEGMENT, _G_PICKED = _G["hold"], _G["ghoul_segment"], _G["picked"]
+_G_DRAGON_USED, _G_FORT_USED, _G_HERO_POOL = _G["dragon_used"], _G["fort_used"], _G["hero_pool"]
+_G_ENCAMP_POOL, _G_HOLES_PLACED, _G_AMAZON_HELD = _G["encamp_pool"], _G["holes_placed"], _G["amazon_held"]
+_SC_NONEMPTY, _SC_ROUNDS_LEFT = _SC["glob.nonempty"], _SC["glob.rounds_left"]
+_SC_RACES_IN_DECK, _SC_POWERS_IN_DECK = _SC["glob.races_in_deck"], _SC["glob.powers_in_deck"]
+_SC_LAST_DIE, _SC_HOLD, _SC_HERO_POOL = _SC["glob.last_die"], _SC["glob.hold"], _SC["glob.hero_pool"]
+_SC_ENCAMP_POOL, _SC_HOLES_PLACED, _SC_AMAZON_HELD = (
+    _SC["glob.encamp_pool"], _SC["glob.holes_placed"], _SC["glob.amazon_held"])
+# The glob features ``_update_glob`` writes; the others are constant per game (the template), per
+# viewer (the index arrays) or written on every call (acting_hand).
+_GLOB_UPDATED = {
+    "phase_onehot", "started", "turn_seat_rel", "decider_rel", "cur_race", "placed", "nonempty", "round_frac",
+    "last_round", "rounds_left", "races_in_deck", "powers_in_deck", "over", "berserk_roll", "berserk_pending",
+    "die_rolled", "last_die", "defend_race", "hold", "ghoul_segment", "picked", "dragon_used", "fort_used",
+    "hero_pool", "encamp_pool", "holes_placed", "amazon_held",
+}
 _GLOB_ELSEWHERE = {"game_turns", "seats_onehot", "board_onehot", "victory_anytime", "own_turn", "viewer_decides",
                    "defending", "turn_order", "acting_hand"}
-_unwritten = {f for f, _ in _GLOB_FEATURES} - _GLOB_ELSEWHERE - {f for f, _ in _GLOB_HOT + _GLOB_COLD}
+_unwritten = {f for f, _ in _GLOB_FEATURES} - _GLOB_ELSEWHERE - _GLOB_UPDATED
 if _unwritten:
-    raise ImportError(f"glob features {sorted(_unwritten)} are written nowhere (add them to _GLOB_HOT or _GLOB_COLD)")
+    raise ImportError(f"glob features {sorted(_unwritten)} are written nowhere (add them to _update_glob)")
+
+# ---- necro counts (rewritten together by ``Observer._write_necro_counts``)
+(_N_RESERVE, _N_ISLAND, _N_WELL_GHOSTS, _N_WELL_OTHERS, _N_SOULS, _N_IN_PLAY, _N_PRICE, _N_AFFORDABLE,
+ _N_BOUGHT_GHOSTS, _N_BOUGHT_POWERS, _N_POWERS_LEFT, _N_REMOVED, _N_RETURNABLE) = (
+    _N[f] for f in ("reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
+                    "affordable_purchases", "bought_ghosts", "bought_powers", "reserve_powers_left",
+                    "ghosts_removed", "island_returnable"))
+(_SC_RESERVE, _SC_ISLAND, _SC_WELL_GHOSTS, _SC_WELL_OTHERS, _SC_SOULS, _SC_IN_PLAY, _SC_PRICE, _SC_AFFORDABLE,
+ _SC_BOUGHT_GHOSTS, _SC_BOUGHT_POWERS, _SC_POWERS_LEFT, _SC_REMOVED, _SC_RETURNABLE) = (
+    _SC[f"necro.{f}"] for f in ("reserve", "island", "well_ghosts", "well_others", "souls", "ghosts_in_play", "price",
+                                "affordable_purchases", "bought_ghosts", "bought_powers", "reserve_powers_left",
+                                "ghosts_removed", "island_returnable"))
+_GHOST_BIT = 1 << GHOST
+
+_POW2 = tuple(1 << i for i in range(max(MAX_REGIONS, NUM_OCCUPANTS, MAX_SEATS)))
 
 
-def _glob_spec(features: tuple, game_turns: int) -> tuple[tuple[int, float | None], ...]:
-    """(position in the canonical vector, encoding) per feature of ``_GLOB_HOT``/``_GLOB_COLD``."""
-    return tuple((_DEFENDER if name == "defender" else _G[name], 1 / game_turns if enc == _PER_GAME_TURNS else enc)
-                 for name, enc in features)
+def _sync_regions(new: list[int], old: list[int], hint: int) -> tuple[int, int]:
+    """``_sync`` for the per-occupant region bitsets: (the occupants whose bitset changed, the union of
+    the regions that left or joined a bitset)."""
+    m = moved = 0
+    for i in _bits(hint):
+        v, o = new[i], old[i]
+        if v != o:
+            old[i] = v
+            m |= 1 << i
+            moved |= v ^ o
+    if old != new:
+        for i in compress(range(len(new)), map(ne, new, old)):
+            v, o = new[i], old[i]
+            old[i] = v
+            m |= 1 << i
+            moved |= v ^ o
+    return m, moved
 
 
-def _write_changes(vec: np.ndarray, spec: tuple, vals: tuple, old: tuple | None) -> None:
-    """Write the features of ``vals`` that differ from ``old`` (None: all) into ``vec`` by ``spec``."""
-    if old is None:
-        old = (-1,) * len(vals)
-        todo = range(len(vals))
-    else:
-        todo = _changed(vals, old)
-    for i in todo:
-        pos, scale = spec[i]
-        v = vals[i]
-        if scale is _ONE_HOT:
-            o = old[i]
-            if o >= 0:
-                vec[pos + o] = 0.0
-            if v >= 0:
-                vec[pos + v] = 1.0
-        else:
-            vec[pos] = v * scale
+_BIT = [1 << x for x in range(NUM_OCCUPANTS)] + [0]   # occupant -> its bit; index -1 (none) -> 0
+
+
+def _one_hot(vec, pos: int, old: int, new: int) -> None:
+    """Move the 1 of the one-hot at ``pos`` from index ``old`` to ``new`` (-1: none)."""
+    if old >= 0:
+        vec[pos + old] = 0.0
+    if new >= 0:
+        vec[pos + new] = 1.0
 
 
 def _changed(new: list | tuple, old: list | tuple) -> list[int]:
     """Indices where two equally long sequences differ (C-level scan)."""
     return list(compress(range(len(new)), map(ne, new, old)))
+
+
+def _sync(new: list, old: list, hint: int) -> int:
+    """Copy ``new`` into ``old`` (our copy, as long) in place and return the bitset of the indices that
+    changed. The indices of the bitset ``hint`` (where the caller expects the changes) are checked
+    first and one list comparison tells whether they were all: the common case, a region or two
+    changing in a 48-entry list, then costs a few compares instead of a full scan."""
+    m = 0
+    for i in _bits(hint):
+        v = new[i]
+        if v != old[i]:
+            old[i] = v
+            m |= 1 << i
+    if old != new:
+        for i in compress(range(len(new)), map(ne, new, old)):
+            old[i] = new[i]
+            m |= 1 << i
+    return m
+
+
+class _Shown:
+    """What an Observer's canonical vector shows: the State values it was written from (copies of the
+    lists). ``Observer._update`` compares a State with them and rewrites what differs; the initial
+    values (None, or -1 for a one-hot: the template shows none) make the first call write everything."""
+
+    __slots__ = (
+        # regions
+        "race_owner", "race_status", "occ", "tok", "markers", "dragon",
+        # per occupant (shared by the blocks)
+        "hand", "tray", "race_power", "regions",
+        # seats
+        "active", "decl", "decl_spirit", "coins", "pact", "seat_turn", "seat_decider", "attacked", "converted",
+        # combo column
+        "col_race", "col_power", "col_coins",
+        # necro
+        "necro_in_use", "necro_reserve", "necro_draw", "cur_race", "ready_taken", "island_cap", "necro_counts",
+        "well",
+        # glob
+        "phase", "started", "glob_cur_race", "placed", "nonempty", "turn_seat", "decider", "over", "glob_turn",
+        "glob_decider", "glob_defender", "glob_cold",
+    )
+    _ONE_HOTS = ("seat_turn", "seat_decider", "phase", "started", "glob_cur_race", "glob_turn", "glob_decider",
+                 "glob_defender")
+
+    def __init__(self) -> None:
+        for name in self.__slots__:
+            setattr(self, name, None)
+        for name in self._ONE_HOTS:
+            setattr(self, name, -1)
+        self.markers = (None,) * len(_MARKER_FIELDS)
+        self.dragon = -2
+        self.attacked = self.converted = 0   # the template's attacked/converted bits are all 0
+        # ``Observer._update_glob``'s cold tuple: berserk and defend_race are one-hots
+        self.glob_cold = (None, None, None, -1, None, -1) + (None,) * 9
 
 
 class Observer:
@@ -529,19 +639,27 @@ class Observer:
     (default True); he always sees his own.
 
     How it is fast: the Observer keeps one *canonical* vector (absolute seat order,
-    nothing hidden, plus a constant 0, a constant 1 and a few helper entries) and a
-    snapshot of the state values it was built from. A call updates only what changed
-    since the previous call (one method per block; list comparisons are C-level; one
-    action changes little) and then gathers the viewer's observation with one
-    ``numpy.take`` through a precomputed index array per viewer. The index array does
-    everything viewer-specific: it rotates seat slots, owner and pact one-hots and the
-    turn/decider one-hots to the viewer's seat, and points hidden entries (others' coins
-    under ``hide_coins``, the reserve badges) at the constant 0.
+    nothing hidden, plus a constant 0, a constant 1, a few helper entries and the
+    conquest columns in a run of their own) and, in a ``_Shown``, copies of the State
+    values it was written from. A call updates only what changed since the previous
+    call: the per-occupant lists (hand, tray, powers, regions) are synced once into
+    bitsets of the occupants that changed, which the blocks share; the 48-entry region
+    lists are checked first where a change is expected (regions that changed hands, the
+    regions of a race whose hand changed) and scanned whole only if that was not all;
+    each block then compares its State values with the snapshot (C-level list and tuple
+    comparisons; one action changes little) and rewrites what differs, single entries
+    through a memoryview and the conquest columns with one bytes slice. It then gathers
+    the viewer's observation with one ``numpy.take`` through a precomputed index array
+    per viewer. The index array does everything viewer-specific: it rotates seat slots,
+    owner and pact one-hots and the turn/decider one-hots to the viewer's seat, and
+    points hidden entries (others' coins under ``hide_coins``, the reserve badges) at
+    the constant 0 (``state_vector`` gathers through one too, for the conquest columns).
 
     Adding a feature: give it a column (``*_COLS``) or a flat entry (``_NECRO_FEATURES``,
     ``_GLOB_FEATURES``) and a divisor in ``SCALES``, write it in the block's ``_update_*``
-    method by name, and describe it in ``tests/reference_observer.py`` (the slow encoder
-    the test suite compares with this one on random games).
+    method by name (with a snapshot of its State value in ``_Shown``), and describe it in
+    ``tests/reference_observer.py`` (the slow encoder the test suite compares with this one
+    on random games).
     """
 
     def __init__(self, game: Game, hide_coins: bool | None = None, hide_necro_reserve: bool = True) -> None:
@@ -556,11 +674,10 @@ class Observer:
         self.necro_seat = game.necro_seat
         self._template = self._build_template()
         self._game_turns = game.game_turns
-        self._glob_hot_spec = _glob_spec(_GLOB_HOT, game.game_turns)
-        self._glob_cold_spec = _glob_spec(_GLOB_COLD, game.game_turns)
         self._pickup = [[tokens_at_pickup(r, p) * _SC["combo.tokens"] for p in range(NUM_POWERS)]
                         for r in range(NUM_RACES)]
         self._perm = [self._index(v) for v in range(self.n)]
+        self._state_perm = _canonical_index()
         self._reset_canon()
 
     def __reduce__(self):
@@ -588,8 +705,8 @@ class Observer:
         """The centralised-critic view (absolute seats, coins and badges shown; no deck order, no generator)."""
         self._update(st)
         if out is None:
-            return self._canon[:OBS_SIZE].copy()
-        out[:] = self._canon[:OBS_SIZE]
+            return self._canon.take(self._state_perm)
+        np.take(self._canon, self._state_perm, out=out)
         return out
 
     def graph(self, st: State, seat: int) -> dict[str, np.ndarray]:
@@ -651,7 +768,7 @@ class Observer:
     def _index(self, v: int) -> np.ndarray:
         """Index into the canonical vector for each observation entry of viewer ``v``."""
         n, ns = self.n, self.necro_seat
-        perm = np.arange(OBS_SIZE, dtype=np.intp)
+        perm = _canonical_index()
 
         def seat_at(k: int) -> int | None:  # the absolute seat in relative slot k
             return (v + k) % n if k < n else None
@@ -705,38 +822,49 @@ class Observer:
         self._cm = memoryview(c)
         self._rd = c[_RD0:_RD0 + R * RD_W].reshape(R, RD_W)
         self._learn = c[_RL0:_RL0 + R * RL_W].reshape(R, RL_W)
-        self._board_version = 0  # bumped by _update_regions whenever ownership, markers or the dragon change
+        self._board_version = 0  # bumped whenever ownership, tokens, markers or the dragon change
         self._seat = c[_SEAT0:_SEAT0 + MAX_SEATS * SEAT_W].reshape(MAX_SEATS, SEAT_W)
         self._seat_mv = [memoryview(row) for row in self._seat]
-        self._combo = c[_COMBO0:_COMBO0 + COLUMN_SLOTS * COMBO_W].reshape(COLUMN_SLOTS, COMBO_W)
-        # Snapshots of what the canonical vector shows (None: not written yet).
-        self._race_owner = self._race_status = self._occ = self._tok_key = None
+        self._shown = _Shown()
         self._codes: list[int] = []
         self._codes_arr = None
-        self._markers: tuple = (None,) * len(_MARKER_FIELDS)
-        self._dragon = -2
-        self._seat_seen: list = [None] * MAX_SEATS   # per seat the values of ``_update_seats``
-        self._seat_flags: tuple = (-1, -1)   # the template's turn/decider one-hots are all 0
-        self._seat_bits: tuple = (0, 0)      # ... and so are the attacked/converted bits
-        self._col = (None, None, None)
-        self._necro_counts = None
-        self._necro_badges = None
-        self._well = None
-        self._glob_hot = None
-        self._glob_cold = None
+        # Per occupant, the seats showing it: as their active race / as an in-decline race.
+        self._active_seats: list[tuple[int, ...]] = []
+        self._declined_seats: list[tuple[int, ...]] = []
         self._learn_key = None
-        self._learn_written: tuple[int, ...] = ()   # regions whose cost columns are set
+        self._cb = self._cm.cast("B")   # the same memory as bytes, for the conquest columns' run
+        self._conq_bytes = slice(_CONQ0 * 4, (_CONQ0 + 3 * self.nr) * 4)
         self._threat_dirty = -1   # regions whose threat must be rewritten (a bitset; -1: all)
 
     def _update(self, st: State) -> None:
-        """Bring the canonical vector up to date with ``st`` (only what changed since the last call)."""
-        tok_changed = self._update_regions(st)
-        self._update_learn(st, tok_changed)
-        self._update_seats(st)
-        self._update_combo(st)
+        """Bring the canonical vector up to date with ``st`` (only what changed since the last call).
+
+        Each block compares the State with ``self._shown`` (copies of what the canonical vector was
+        written from; C-level list comparisons) and rewrites what differs. The per-occupant lists
+        are synced once here into bitsets of the occupants whose entry changed (-1: all), which the
+        blocks share."""
+        sh = self._shown
+        hand, tray, power, regions = st.hand, st.tray, st.race_power, st.regions
+        if sh.hand is None:   # the first call
+            sh.hand, sh.tray, sh.race_power, sh.regions = hand[:], tray[:], power[:], regions[:]
+            hand_m = tray_m = power_m = regions_m = moved = -1
+        else:
+            acting = _BIT[st.cur_race] | _BIT[st.defend_race]   # where hands and regions usually change
+            hand_m = 0 if hand == sh.hand else _sync(hand, sh.hand, acting)
+            tray_m = 0 if tray == sh.tray else _sync(tray, sh.tray, acting)
+            power_m = 0 if power == sh.race_power else _sync(power, sh.race_power, acting)
+            if regions == sh.regions:
+                regions_m = moved = 0
+            else:
+                regions_m, moved = _sync_regions(regions, sh.regions, acting)
+        tok_changed = self._update_regions(st, sh, hand_m, moved)
+        self._update_seats(st, sh, hand_m, tray_m, power_m, regions_m)
+        self._update_learn(st)
+        if st.col_race != sh.col_race or st.col_power != sh.col_power or st.col_coins != sh.col_coins:
+            self._update_combo(st)
         if self.necro_seat >= 0:
-            self._update_necro(st, tok_changed)
-        self._update_glob(st)
+            self._update_necro(st, sh, (hand_m | tray_m | power_m | regions_m) & _GHOST_BIT, tok_changed)
+        self._update_glob(st, sh)
 
     # ---- region block
     def _owner_codes(self, st: State) -> list[int]:
@@ -756,254 +884,311 @@ class Observer:
                     c[x] = _CODE_DECLINED + o
         return c
 
-    def _update_regions(self, st: State) -> int:
+    def _update_regions(self, st: State, sh: "_Shown", hand_m: int, moved: int) -> int:
         """Ownership, tokens, markers and the dragon; returns the bitset of regions whose token
-        count changed (-1: maybe all)."""
+        count changed (-1: maybe all). ``hand_m``: the occupants whose hand changed; ``moved``: the
+        regions that left or joined an occupant's bitset (``_update``); they tell where the changes
+        probably are."""
         nr, rd = self.nr, self._rd
         # ownership columns (owner one-hot, Lost Tribe, Ghost, active, declined) from owner codes
-        if st.race_owner != self._race_owner or st.race_status != self._race_status:
+        if st.race_owner != sh.race_owner or st.race_status != sh.race_status:
             self._codes = self._owner_codes(st)
             self._codes_arr = np.array(self._codes, dtype=np.intp)
-            self._board_version += 1
-            self._threat_dirty = -1
-            self._race_owner = st.race_owner[:]
-            self._race_status = st.race_status[:]
-            self._occ = None
-        occ, prev = st.occ, self._occ
-        if prev is None or occ != prev:
-            self._board_version += 1
-        if prev is None or len(prev) != nr:
+            sh.race_owner = st.race_owner[:]
+            sh.race_status = st.race_status[:]
+            sh.occ = None   # every ownership row is rewritten below
+        occ, shown = st.occ, sh.occ
+        occ_changed = 0
+        if shown is None or len(shown) != nr:
             rd[:nr, _R_OWNERSHIP] = _OWNER_TABLE[self._codes_arr[np.fromiter(occ, np.intp, nr)]]
-            self._occ = occ[:]
-            self._threat_dirty = -1
-        elif occ != prev:
-            changed = _changed(occ, prev)
-            if self._threat_dirty != -1:
-                for r in changed:
-                    self._threat_dirty |= 1 << r
-            if len(changed) > 3:
+            sh.occ = occ[:]
+            occ_changed = -1
+        elif occ != shown:
+            # a region changes occupant when it leaves one occupant's bitset and joins another's
+            occ_changed = _sync(occ, shown, moved if moved > 0 else 0)
+            if occ_changed.bit_count() > 3:
                 rd[:nr, _R_OWNERSHIP] = _OWNER_TABLE[self._codes_arr[np.fromiter(occ, np.intp, nr)]]
             else:
                 codes, cm = self._codes, self._cm
-                for r in changed:
+                for r in _bits(occ_changed):
                     at = _RD0 + _R_OWNERSHIP.start + r * RD_W
                     cm[at:at + _OWNER_W] = _OWNER_ROWS[codes[occ[r]]]
-            self._occ = occ[:]
-        # tokens: the counts packed into one int, a byte each (-1 if one is outside 0..255); they change
-        # in a region or two per action, and walking the nonzero bytes of an XOR of two packed lists
-        # finds those regions about twice as fast as ``_changed``
-        tok, cm = st.tok, self._cm
-        try:
-            key = int.from_bytes(bytes(tok), "little")
-        except ValueError:
-            key = -1
-        prev = self._tok_key
+        if occ_changed:
+            self._board_version += 1
+            self._threat_dirty = -1 if occ_changed < 0 or self._threat_dirty < 0 else self._threat_dirty | occ_changed
+        # tokens: they change in a region or two per action, mostly where the occupancy changed or in
+        # a region of a race whose hand changed (troops placed or lifted): those are checked first
+        tok, shown = st.tok, sh.tok
         tok_changed = 0
-        if key < 0 or prev is None or prev < 0:
+        if shown is None:
             np.multiply(np.fromiter(tok, np.intp, nr), _SC_TOKENS, out=rd[:nr, _R_TOKENS], casting="unsafe")
+            sh.tok = tok[:]
             tok_changed = -1
-        elif key != prev:
-            x = key ^ prev
-            while x:
-                r = ((x & -x).bit_length() - 1) >> 3
+        elif tok != shown:
+            # tokens change where the occupancy changed, or else in a region of a race whose hand changed
+            # (troops placed or lifted)
+            hint = occ_changed if occ_changed > 0 else 0
+            if hand_m > 0:
+                regions = st.regions
+                for x in _bits(hand_m):
+                    hint |= regions[x]
+            tok_changed = _sync(tok, shown, hint)
+            cm = self._cm
+            for r in _bits(tok_changed):
                 cm[_RD0 + _R_TOKENS + r * RD_W] = tok[r] * _SC_TOKENS
-                tok_changed |= 1 << r
-                x &= ~(0xFF << (r << 3))
-        self._tok_key = key
+        if tok_changed:
+            self._board_version += 1
         # markers (copies of the State lists) and the dragon
         markers = _markers_of(st)
-        if markers != self._markers:
-            for col, lst, old in zip(_R_MARKERS, markers, self._markers):
+        if markers != sh.markers:
+            for col, lst, old in zip(_R_MARKERS, markers, sh.markers):
                 if lst != old:
                     rd[:nr, col] = lst
-            self._markers = tuple(lst[:] for lst in markers)
+            sh.markers = tuple(lst[:] for lst in markers)
             self._board_version += 1
-        if st.dragon != self._dragon:
+        if st.dragon != sh.dragon:
             rd[:nr, _R_DRAGON] = 0.0
             if st.dragon >= 0:
                 rd[st.dragon, _R_DRAGON] = 1.0
-            self._dragon = st.dragon
+            sh.dragon = st.dragon
             self._board_version += 1
         return tok_changed
 
     # ---- region_learn block
-    def _update_learn(self, st: State, tok_changed: int) -> None:
+    def _update_learn(self, st: State) -> None:
         """The threat to each region's occupant (rewritten when the board changed), and cost, reach and
-        affordability for the race conquering now (rewritten when the board, that race's hand, powers,
-        the immune regions or the pacts changed; all 0 outside the CONQUER and BERSERK phases)."""
-        dirty = self._threat_dirty
-        if dirty:  # regions whose occupant changed (-1: all); their threat and their neighbours' change
-            attack = attack_masks(st, self.n)
-            every = 0
-            for m in attack:
-                every |= m
-            enemy = [every & ~m for m in attack]   # index -1: no owner (empty, Lost Tribe): every attacker
-            owner, occ, nbr = st.race_owner, st.occ, self.game.nbr
-            if dirty == -1:
-                threat = [(nb & enemy[owner[x] if x >= 0 else -1]).bit_count() for nb, x in zip(nbr, occ)]
-                np.multiply(threat, _SC_THREAT, out=self._learn[:self.nr, _L_THREAT], casting="unsafe")
-            else:
-                near = dirty
-                for r in _bits(dirty):
-                    near |= nbr[r]
-                c = self._cm
-                for r in _bits(near):
-                    x = occ[r]
-                    c[_RL0 + r * RL_W + _L_THREAT] = (nbr[r] & enemy[owner[x] if x >= 0 else -1]).bit_count() * _SC_THREAT
+        affordability for the race conquering now (recomputed when the board, that race's hand, powers,
+        the immune regions or the pacts changed, and rewritten where they differ; all 0 outside the
+        CONQUER and BERSERK phases)."""
+        if self._threat_dirty:
+            self._write_threat(st, self._threat_dirty)
             self._threat_dirty = 0
-        version = self._board_version
         ph = st.phase
         if ph != _CONQUER and ph != _BERSERK:
             if self._learn_key is not None:
-                self._clear_conquest_columns()
+                self._cb[self._conq_bytes] = bytes(len(self._cb[self._conq_bytes]))
                 self._learn_key = None
             return
         race = st.cur_race
-        key = (version, self._tok_key, race, st.hand[race], st.race_power[race], st.immune, st.pact)
+        hand = st.hand[race]
+        key = (self._board_version, race, hand, st.race_power[race], st.immune, st.pact)
         if key == self._learn_key:
             return
         self._learn_key = key[:-1] + (st.pact[:],)
-        self._clear_conquest_columns()
-        hand, c = st.hand[race], self._cm
         regions, costs = self.game.conquest_options(st)
-        for r, cost in zip(regions, costs):
-            pos = _RL0 + r * RL_W
-            c[pos + _L_COST] = cost * _SC_COST
-            c[pos + _L_REACHABLE] = 1.0
-            if cost <= hand:
-                c[pos + _L_AFFORDABLE] = 1.0
-        self._learn_written = regions
+        rows, table = [_NOT_REACHABLE] * self.nr, _CONQ_ROWS
+        try:
+            for r, cost in zip(regions, costs):
+                rows[r] = table[cost][cost <= hand]
+        except IndexError:  # a cost above the table's
+            for r, cost in zip(regions, costs):
+                rows[r] = _conquest_row(cost, cost <= hand)
+        self._cb[self._conq_bytes] = b"".join(rows)
 
-    def _clear_conquest_columns(self) -> None:
+    def _write_threat(self, st: State, dirty: int) -> None:
+        """Rewrite the threat of the regions of the bitset ``dirty`` (their occupant changed; -1: all)
+        and of their neighbours."""
+        attack = attack_masks(st, self.n)
+        every = reduce(or_, attack)
+        enemy = [every & ~m for m in attack]   # index -1: no owner (empty, Lost Tribe): every attacker
+        owner, occ, nbr, value = st.race_owner, st.occ, self.game.nbr, _THREAT_VALUES
+        if dirty == -1:
+            threat = [(nb & enemy[owner[x] if x >= 0 else -1]).bit_count() for nb, x in zip(nbr, occ)]
+            np.multiply(threat, _SC_THREAT, out=self._learn[:self.nr, _L_THREAT], casting="unsafe")
+            return
+        near = dirty
+        for r in _bits(dirty):
+            near |= nbr[r]
         c = self._cm
-        for r in self._learn_written:
-            pos = _RL0 + r * RL_W
-            c[pos + _L_COST] = c[pos + _L_REACHABLE] = c[pos + _L_AFFORDABLE] = 0.0
-        self._learn_written = ()
+        for r in _bits(near):
+            x = occ[r]
+            c[_THREAT_AT[r]] = value[(nbr[r] & enemy[owner[x] if x >= 0 else -1]).bit_count()]
 
     # ---- seat block
-    def _update_seats(self, st: State) -> None:
-        """Per seat its races, powers, pact, coins and counts; whose turn / decision; attacked, converted."""
-        coins, active, decl, decl_spirit, pact = st.coins, st.active, st.decl, st.decl_spirit, st.pact
-        regions, hand, tray, powers = st.regions, st.hand, st.tray, st.race_power
-        rows, mvs, seen = self._seat, self._seat_mv, self._seat_seen
+    def _update_seats(self, st: State, sh: "_Shown", hand_m: int, tray_m: int, power_m: int,
+                      regions_m: int) -> None:
+        """Per seat its races, powers, pact, coins and counts; whose turn / decision; attacked, converted.
+        The ``*_m`` bitsets: the occupants whose hand, tray, powers, regions changed (``_update``)."""
+        active, decl, decl_spirit = st.active, st.decl, st.decl_spirit
+        mvs = self._seat_mv
+        if hand_m < 0 or tray_m < 0 or power_m < 0 or regions_m < 0 or sh.active is None:
+            moved = range(self.n)   # the first call: every seat
+        elif active != sh.active or decl != sh.decl or decl_spirit != sh.decl_spirit:
+            # races changed seats (a pick, a decline): those seats are rewritten
+            moved = {*_changed(active, sh.active), *_changed(decl, sh.decl), *_changed(decl_spirit, sh.decl_spirit)}
+        else:
+            moved = ()
+        if moved:
+            self._map_seats(active, decl, decl_spirit)
+            sh.active, sh.decl, sh.decl_spirit = active[:], decl[:], decl_spirit[:]
+            for s in moved:
+                self._write_seat_races(st, s)
+                self._write_seat_counts(st, s)
+            if type(moved) is range:
+                hand_m = tray_m = power_m = regions_m = 0   # all written
+        if power_m:
+            for x in _bits(power_m):
+                for s in self._active_seats[x]:
+                    self._write_seat_races(st, s)
+        if hand_m:
+            hand = st.hand
+            for x in _bits(hand_m):
+                for s in self._active_seats[x]:
+                    mvs[s][_S_HAND] = hand[x] * _SC_HAND
+        if tray_m:
+            tray = st.tray
+            for x in _bits(tray_m):
+                for s in self._active_seats[x]:
+                    mvs[s][_S_TRAY] = tray[x] * _SC_TRAY
+        if regions_m:
+            regions = st.regions
+            for x in _bits(regions_m):
+                for s in self._active_seats[x]:
+                    mvs[s][_S_ACTIVE_REGIONS] = regions[x].bit_count() * _SC_ACTIVE_REGIONS
+                for s in self._declined_seats[x]:
+                    self._write_seat_counts(st, s)
+        coins = st.coins
+        if coins != sh.coins:
+            for s in (range(self.n) if sh.coins is None else _changed(coins, sh.coins)):
+                mvs[s][_S_COINS] = coins[s] * _SC_COINS
+            sh.coins = coins[:]
+        pact = st.pact
+        if pact != sh.pact:
+            old = sh.pact or [-1] * self.n
+            for s in _changed(pact, old):
+                _one_hot(mvs[s], _S_PACT, old[s], pact[s])
+            sh.pact = pact[:]
+        over = st.over
+        turn = -1 if over else st.turn_seat
+        if turn != sh.seat_turn:
+            if sh.seat_turn >= 0:
+                mvs[sh.seat_turn][_S_TURN] = 0.0
+            if turn >= 0:
+                mvs[turn][_S_TURN] = 1.0
+            sh.seat_turn = turn
+        decider = -1 if over else st.decider
+        if decider != sh.seat_decider:
+            if sh.seat_decider >= 0:
+                mvs[sh.seat_decider][_S_DECIDER] = 0.0
+            if decider >= 0:
+                mvs[decider][_S_DECIDER] = 1.0
+            sh.seat_decider = decider
+        v = st.attacked
+        if v != sh.attacked:
+            for s in _bits(v ^ sh.attacked):
+                mvs[s][_S_ATTACKED] = (v >> s) & 1
+            sh.attacked = v
+        v = st.converted
+        if v != sh.converted:
+            for s in _bits(v ^ sh.converted):
+                mvs[s][_S_CONVERTED] = (v >> s) & 1
+            sh.converted = v
+
+    def _map_seats(self, active: list[int], decl: list[int], decl_spirit: list[int]) -> None:
+        """Per occupant, the seats showing it as their active race / as an in-decline race."""
+        act: list[tuple[int, ...]] = [()] * NUM_OCCUPANTS
+        dec: list[tuple[int, ...]] = [()] * NUM_OCCUPANTS
         for s in range(self.n):
             a, d, ds = active[s], decl[s], decl_spirit[s]
-            declined = (regions[d] if d >= 0 else 0) | (regions[ds] if ds >= 0 else 0)
             if a >= 0:
-                now = ((a, powers[a], d, ds), pact[s], coins[s], hand[a], tray[a], regions[a], declined)
-            else:
-                now = ((a, 0, d, ds), pact[s], coins[s], 0, 0, 0, declined)
-            if now != seen[s]:
-                self._write_seat(rows[s], mvs[s], now, seen[s])
-                seen[s] = now
-        over = st.over
-        flags = (-1 if over else st.turn_seat, -1 if over else st.decider)
-        if flags != self._seat_flags:
-            for col, v, o in zip(_S_FLAG_COLS, flags, self._seat_flags):
-                if v != o:
-                    if o >= 0:
-                        mvs[o][col] = 0.0
-                    if v >= 0:
-                        mvs[v][col] = 1.0
-            self._seat_flags = flags
-        masks = (st.attacked, st.converted)
-        if masks != self._seat_bits:
-            for col, v, o in zip(_S_BIT_COLS, masks, self._seat_bits):
-                for s in _bits(v ^ o):
-                    mvs[s][col] = (v >> s) & 1
-            self._seat_bits = masks
+                act[a] += (s,)
+            if d >= 0:
+                dec[d] += (s,)
+            if ds >= 0 and ds != d:
+                dec[ds] += (s,)
+        self._active_seats, self._declined_seats = act, dec
 
-    @staticmethod
-    def _write_seat(row: np.ndarray, mv: memoryview, now: tuple, old: tuple | None) -> None:
-        """Rewrite what changed in one seat row (``now``/``old``: ``_update_seats``'s seat values); ``mv``
-        is a memoryview of ``row`` for the single entries."""
-        races, pact, coins, hand, tray, active_regions, declined_regions = now
-        if old is None:
-            old = (None,) * len(now)
-        o_races, o_pact, o_coins, o_hand, o_tray, o_active_regions, o_declined_regions = old
-        if races != o_races:
-            active, powers, decl, decl_spirit = races
-            row[_S_RACES] = 0.0
-            if active >= 0:
-                if active < NUM_RACES:  # the Necromancer's Ghosts are no race of the one-hot
-                    mv[_S_ACTIVE_RACE + active] = 1.0
-                for p in _bits(powers):
-                    mv[_S_ACTIVE_POWERS + p] = 1.0
-            if decl >= 0:
-                mv[_S_DECLINED_RACES + decl] = 1.0
-            if decl_spirit >= 0:
-                mv[_S_DECLINED_RACES + decl_spirit] = 1.0
-                mv[_S_SPIRIT] = 1.0
-        if pact != o_pact:
-            row[_S_PACTS] = 0.0
-            if pact >= 0:
-                mv[_S_PACT + pact] = 1.0
-        if coins != o_coins:
-            mv[_S_COINS] = coins * _SC_COINS
-        if hand != o_hand:
-            mv[_S_HAND] = hand * _SC_HAND
-        if tray != o_tray:
-            mv[_S_TRAY] = tray * _SC_TRAY
-        if active_regions != o_active_regions:
-            mv[_S_ACTIVE_REGIONS] = active_regions.bit_count() * _SC_ACTIVE_REGIONS
-        if declined_regions != o_declined_regions:
-            mv[_S_DECLINED_REGIONS] = declined_regions.bit_count() * _SC_DECLINED_REGIONS
+    def _write_seat_races(self, st: State, s: int) -> None:
+        """Seat ``s``'s active race, its powers, its in-decline races and the Spirit flag."""
+        a, d, ds = st.active[s], st.decl[s], st.decl_spirit[s]
+        mv = self._seat_mv[s]
+        mv[_S_RACES] = _S_RACES_ZERO
+        if a >= 0:
+            if a < NUM_RACES:  # the Necromancer's Ghosts are no race of the one-hot
+                mv[_S_ACTIVE_RACE + a] = 1.0
+            for p in _bits(st.race_power[a]):
+                mv[_S_ACTIVE_POWERS + p] = 1.0
+        if d >= 0:
+            mv[_S_DECLINED_RACES + d] = 1.0
+        if ds >= 0:
+            mv[_S_DECLINED_RACES + ds] = 1.0
+            mv[_S_SPIRIT] = 1.0
+
+    def _write_seat_counts(self, st: State, s: int) -> None:
+        """Seat ``s``'s tokens in hand and in the box and its regions (active race, in-decline races)."""
+        a, d, ds = st.active[s], st.decl[s], st.decl_spirit[s]
+        regions, mv = st.regions, self._seat_mv[s]
+        declined = (regions[d] if d >= 0 else 0) | (regions[ds] if ds >= 0 else 0)
+        mv[_S_DECLINED_REGIONS] = declined.bit_count() * _SC_DECLINED_REGIONS
+        if a >= 0:
+            mv[_S_HAND] = st.hand[a] * _SC_HAND
+            mv[_S_TRAY] = st.tray[a] * _SC_TRAY
+            mv[_S_ACTIVE_REGIONS] = regions[a].bit_count() * _SC_ACTIVE_REGIONS
+        else:
+            mv[_S_HAND] = mv[_S_TRAY] = mv[_S_ACTIVE_REGIONS] = 0.0
 
     # ---- combo block
     def _update_combo(self, st: State) -> None:
         """The visible combos of the column: race, power, coins on it, tokens it gives."""
-        col = (st.col_race, st.col_power, st.col_coins)
-        if col == self._col:
-            return
-        blk = self._combo
-        blk[:] = 0.0
-        for j, (race, power, coins) in enumerate(zip(*col)):
-            blk[j, _C_PRESENT] = 1
-            blk[j, _C_RACE + race] = 1
-            blk[j, _C_POWER + power] = 1
-            blk[j, _C_COINS] = coins * _SC["combo.coins"]
-            blk[j, _C_TOKENS] = self._pickup[race][power]
-        self._col = (st.col_race[:], st.col_power[:], st.col_coins[:])
+        c = self._cm
+        c[_COMBO0:_COMBO0 + COLUMN_SLOTS * COMBO_W] = _COMBO_ZERO
+        for j, (race, power, coins) in enumerate(zip(st.col_race, st.col_power, st.col_coins)):
+            at = _COMBO0 + j * COMBO_W
+            c[at + _C_PRESENT] = 1.0
+            c[at + _C_RACE + race] = 1.0
+            c[at + _C_POWER + power] = 1.0
+            c[at + _C_COINS] = coins * _SC["combo.coins"]
+            c[at + _C_TOKENS] = self._pickup[race][power]
+        sh = self._shown
+        sh.col_race, sh.col_power, sh.col_coins = st.col_race[:], st.col_power[:], st.col_coins[:]
 
     # ---- necro block
-    def _update_necro(self, st: State, tok_changed: int) -> None:
-        """The Necromancer's counts (rewritten together when one changes) and his power badges."""
-        pu = st.race_power[GHOST]
-        badges = (pu, st.necro_reserve, st.necro_draw)
-        badges_changed = badges != self._necro_badges
-        if badges_changed:
-            self._write_necro_badges(pu, st.necro_reserve, st.necro_draw)
-            self._necro_badges = (pu, st.necro_reserve[:], st.necro_draw[:])
-        held = st.regions[GHOST]
-        counts = (st.tray[GHOST], st.island, st.souls, held, st.bought_ghosts, st.bought_powers,
-                  st.ghosts_removed, st.hand[GHOST], self.game.island_cap(st), st.coins[self.necro_seat])
-        if badges_changed or counts != self._necro_counts or (tok_changed & held) or st.well != self._well:
+    def _update_necro(self, st: State, sh: "_Shown", ghost_changed: int, tok_changed: int) -> None:
+        """The Necromancer's counts and his power badges. The Well's two counts are rewritten when the Well
+        changes, the other counts together when one of them changes. ``ghost_changed``: the Ghosts' hand,
+        tray, powers or regions changed."""
+        if (st.race_power[GHOST] != sh.necro_in_use or st.necro_reserve != sh.necro_reserve
+                or st.necro_draw != sh.necro_draw):
+            self._write_necro_badges(st.race_power[GHOST], st.necro_reserve, st.necro_draw)
+            sh.necro_in_use = st.race_power[GHOST]
+            sh.necro_reserve, sh.necro_draw = st.necro_reserve[:], st.necro_draw[:]
+            ghost_changed = 1
+        well = st.well
+        if well != sh.well:
+            c = self._cm
+            c[_N_WELL_GHOSTS] = well[GHOST] * _SC_WELL_GHOSTS
+            c[_N_WELL_OTHERS] = (sum(well) - well[GHOST]) * _SC_WELL_OTHERS
+            sh.well = well[:]
+        if st.cur_race != sh.cur_race or st.ready_taken != sh.ready_taken:
+            sh.cur_race, sh.ready_taken = st.cur_race, st.ready_taken[:]
+            cap = self.game.island_cap(st)   # it depends on these two
+            if cap != sh.island_cap:
+                sh.island_cap = cap
+                ghost_changed = 1
+        counts = (st.island, st.souls, st.bought_ghosts, st.bought_powers, st.ghosts_removed,
+                  st.coins[self.necro_seat])
+        if ghost_changed or counts != sh.necro_counts or (tok_changed & st.regions[GHOST]):
             self._write_necro_counts(st)
-            self._necro_counts = counts
-            self._well = st.well[:]
+            sh.necro_counts = counts
 
     def _write_necro_counts(self, st: State) -> None:
+        """Every necro count but the Well's."""
         c = self._cm
-        well, island, tok = st.well, st.island, st.tok
+        island, tok = st.island, st.tok
         in_play = island + sum([tok[r] for r in _bits(st.regions[GHOST])])
-        returnable = self.game.island_cap(st) - island
-        c[_N["reserve"]] = st.tray[GHOST] * _SC["necro.reserve"]
-        c[_N["island"]] = island * _SC["necro.island"]
-        c[_N["well_ghosts"]] = well[GHOST] * _SC["necro.well_ghosts"]
-        c[_N["well_others"]] = (sum(well) - well[GHOST]) * _SC["necro.well_others"]
-        c[_N["souls"]] = st.souls * _SC["necro.souls"]
-        c[_N["ghosts_in_play"]] = in_play * _SC["necro.ghosts_in_play"]
+        returnable = self._shown.island_cap - island
+        c[_N_RESERVE] = st.tray[GHOST] * _SC_RESERVE
+        c[_N_ISLAND] = island * _SC_ISLAND
+        c[_N_SOULS] = st.souls * _SC_SOULS
+        c[_N_IN_PLAY] = in_play * _SC_IN_PLAY
         price = st.race_power[GHOST].bit_count() + in_play + st.hand[GHOST]
-        c[_N["price"]] = price * _SC["necro.price"]
-        c[_N["affordable_purchases"]] = affordable_purchases(st.coins[self.necro_seat], price) \
-            * _SC["necro.affordable_purchases"]
-        c[_N["bought_ghosts"]] = st.bought_ghosts * _SC["necro.bought_ghosts"]
-        c[_N["bought_powers"]] = st.bought_powers * _SC["necro.bought_powers"]
-        c[_N["reserve_powers_left"]] = ((len(st.necro_reserve) - st.necro_reserve.count(-1))
-                                        * _SC["necro.reserve_powers_left"])
-        c[_N["ghosts_removed"]] = st.ghosts_removed * _SC["necro.ghosts_removed"]
-        c[_N["island_returnable"]] = (returnable if returnable > 0 else 0) * _SC["necro.island_returnable"]
+        c[_N_PRICE] = price * _SC_PRICE
+        c[_N_AFFORDABLE] = affordable_purchases(st.coins[self.necro_seat], price) * _SC_AFFORDABLE
+        c[_N_BOUGHT_GHOSTS] = st.bought_ghosts * _SC_BOUGHT_GHOSTS
+        c[_N_BOUGHT_POWERS] = st.bought_powers * _SC_BOUGHT_POWERS
+        c[_N_POWERS_LEFT] = (len(st.necro_reserve) - st.necro_reserve.count(-1)) * _SC_POWERS_LEFT
+        c[_N_REMOVED] = st.ghosts_removed * _SC_REMOVED
+        c[_N_RETURNABLE] = (returnable if returnable > 0 else 0) * _SC_RETURNABLE
 
     def _write_necro_badges(self, in_use: int, reserve: list[int], drawn: list[int]) -> None:
         blk = self._canon[_N_BADGES]
@@ -1017,37 +1202,110 @@ class Observer:
             blk[_N_DRAWN_AT + k * NUM_POWERS + p] = 1.0
 
     # ---- glob block
-    def _update_glob(self, st: State) -> None:
-        """Turn, phase and the pending decision (the tuples list ``_GLOB_HOT``'s and ``_GLOB_COLD``'s values)."""
+    def _update_glob(self, st: State, sh: "_Shown") -> None:
+        """Turn, phase, the pending decision and the per-turn counters: each feature compared with what it
+        shows and rewritten when it differs (one-hots move their 1)."""
         m = self._cm
-        acting = st.defend_race if st.phase == _DEFEND else st.cur_race
+        ph = st.phase
+        acting = st.defend_race if ph == _DEFEND else st.cur_race
         m[_G_ACTING_HAND] = st.hand[acting] * _SC_ACTING_HAND if acting >= 0 else 0.0  # changes nearly every call
+        if ph != sh.phase:
+            _one_hot(m, _G_PHASE, sh.phase, ph)
+            sh.phase = ph
+        v = st.started
+        if v != sh.started:
+            _one_hot(m, _G_STARTED, sh.started, v)
+            sh.started = v
+        v = st.cur_race
+        if v != sh.glob_cur_race:
+            _one_hot(m, _G_CUR_RACE, sh.glob_cur_race, v)
+            sh.glob_cur_race = v
+        v = st.placed
+        if v != sh.placed:
+            m[_G_PLACED] = v * 1.0
+            sh.placed = v
+        v = st.nonempty
+        if v != sh.nonempty:
+            m[_G_NONEMPTY] = v * _SC_NONEMPTY
+            sh.nonempty = v
         over, turn, decider = st.over, st.turn_seat, st.decider
-        hot = (st.phase, st.started, -1 if over else turn, -1 if over else decider,
-               decider if (not over and decider != turn) else -1, st.cur_race, st.placed, st.nonempty)
-        if hot != self._glob_hot:
-            _write_changes(m, self._glob_hot_spec, hot, self._glob_hot)
-            self._glob_hot = hot
-        rnd, berserk, last_die = st.round, st.berserk, st.last_die
-        cold = (rnd, rnd >= self._game_turns, max(0, self._game_turns - rnd), len(st.race_deck), len(st.power_deck) + len(st.power_discard), over,
-                berserk, berserk >= 0, last_die >= 0, last_die if last_die > 0 else 0, st.defend_race, st.hold,
-                st.segment == GHOUL_SEGMENT, st.picked, st.dragon_used, st.fort_used, st.hero_pool, st.encamp_pool,
-                st.holes_placed, st.amazon_held)
-        if cold != self._glob_cold:
-            _write_changes(m, self._glob_cold_spec, cold, self._glob_cold)
-            self._glob_cold = cold
+        if turn != sh.turn_seat or decider != sh.decider or over != sh.over:
+            self._write_turn(over, turn, decider)
+        # the rest changes a few times a turn: one tuple comparison, then feature by feature
+        cold = (st.round, len(st.race_deck), len(st.power_deck) + len(st.power_discard), st.berserk, st.last_die,
+                st.defend_race, st.hold, st.segment, st.picked, st.dragon_used, st.fort_used, st.hero_pool,
+                st.encamp_pool, st.holes_placed, st.amazon_held)
+        if cold != sh.glob_cold:
+            self._write_glob_cold(cold, sh.glob_cold)
+            sh.glob_cold = cold
+
+    def _write_glob_cold(self, cold: tuple, old: tuple) -> None:
+        """The glob features of ``_update_glob``'s ``cold`` tuple that differ from ``old``."""
+        m = self._cm
+        (rnd, races, powers, berserk, last_die, defend_race, hold, segment, picked, dragon_used, fort_used,
+         hero_pool, encamp_pool, holes_placed, amazon_held) = cold
+        (o_rnd, o_races, o_powers, o_berserk, o_last_die, o_defend_race, o_hold, o_segment, o_picked, o_dragon_used,
+         o_fort_used, o_hero_pool, o_encamp_pool, o_holes_placed, o_amazon_held) = old
+        if rnd != o_rnd:
+            gt = self._game_turns
+            m[_G_ROUND_FRAC] = rnd * (1 / gt)
+            m[_G_LAST_ROUND] = (rnd >= gt) * 1.0
+            m[_G_ROUNDS_LEFT] = max(0, gt - rnd) * _SC_ROUNDS_LEFT
+        if races != o_races:
+            m[_G_RACES_IN_DECK] = races * _SC_RACES_IN_DECK
+        if powers != o_powers:
+            m[_G_POWERS_IN_DECK] = powers * _SC_POWERS_IN_DECK
+        if berserk != o_berserk:
+            _one_hot(m, _G_BERSERK_ROLL, o_berserk, berserk)
+            m[_G_BERSERK_PENDING] = (berserk >= 0) * 1.0
+        if last_die != o_last_die:
+            m[_G_DIE_ROLLED] = (last_die >= 0) * 1.0
+            m[_G_LAST_DIE] = (last_die if last_die > 0 else 0) * _SC_LAST_DIE
+        if defend_race != o_defend_race:
+            _one_hot(m, _G_DEFEND_RACE, o_defend_race, defend_race)
+        if hold != o_hold:
+            m[_G_HOLD] = hold * _SC_HOLD
+        if segment != o_segment:
+            m[_G_GHOUL_SEGMENT] = (segment == GHOUL_SEGMENT) * 1.0
+        if picked != o_picked:
+            m[_G_PICKED] = picked * 1.0
+        if dragon_used != o_dragon_used:
+            m[_G_DRAGON_USED] = dragon_used * 1.0
+        if fort_used != o_fort_used:
+            m[_G_FORT_USED] = fort_used * 1.0
+        if hero_pool != o_hero_pool:
+            m[_G_HERO_POOL] = hero_pool * _SC_HERO_POOL
+        if encamp_pool != o_encamp_pool:
+            m[_G_ENCAMP_POOL] = encamp_pool * _SC_ENCAMP_POOL
+        if holes_placed != o_holes_placed:
+            m[_G_HOLES_PLACED] = holes_placed * _SC_HOLES_PLACED
+        if amazon_held != o_amazon_held:
+            m[_G_AMAZON_HELD] = amazon_held * _SC_AMAZON_HELD
+
+    def _write_turn(self, over: int, turn: int, decider: int) -> None:
+        """The game-over flag and the turn / decider / defender one-hots (none once the game is over)."""
+        m, sh = self._cm, self._shown
+        m[_G_OVER] = over * 1.0
+        t, d = (-1, -1) if over else (turn, decider)
+        defender = decider if (not over and decider != turn) else -1
+        _one_hot(m, _G_TURN, sh.glob_turn, t)
+        _one_hot(m, _G_DECIDER, sh.glob_decider, d)
+        _one_hot(m, _DEFENDER, sh.glob_defender, defender)
+        sh.glob_turn, sh.glob_decider, sh.glob_defender = t, d, defender
+        sh.over, sh.turn_seat, sh.decider = over, turn, decider
 
 
 def attack_masks(st: State, seats: int) -> list[int]:
     """Per seat, the regions from which it can attack: its active race (the Necromancer's Ghosts included)
     and its in-decline Ghouls. Index -1 (no owner) is an empty mask (the last entry)."""
-    out = []
-    for s in range(seats):
-        a = st.active[s]
-        m = st.regions[a] if a >= 0 else 0
-        if GHOULS in (st.decl[s], st.decl_spirit[s]):
-            m |= st.regions[GHOULS]
-        out.append(m)
+    regions, active = st.regions, st.active
+    if len(active) != seats:
+        active = active[:seats]
+    out = [regions[a] if a >= 0 else 0 for a in active]
+    if GHOULS in st.decl or GHOULS in st.decl_spirit:
+        for s in range(seats):
+            if GHOULS in (st.decl[s], st.decl_spirit[s]):
+                out[s] |= regions[GHOULS]
     out.append(0)
     return out
 
