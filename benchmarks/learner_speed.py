@@ -4,7 +4,9 @@ that could use a 2-core machine, side by side in one run.
 For each setup it trains the learning recipe's network (``configs/necromancer_3p.yaml``'s region net,
 batch and epochs; no warm start, no evaluation) for ``--steps`` steps from a fresh model, ``--repeats``
 times, setups taking turns round by round, and prints steps per second (wall clock; the median over the
-rounds) and the ratio to the first setup:
+rounds) and the ratio to the first setup, for the whole run (start-up, the first collection and the last
+update included) and for its steady state (from the end of the first rollout's collection to the end of
+the last one's: what a long run sustains):
 
 * ``dummy, 1 thread``: every env in this process, torch on 1 thread (the configs' default);
 * ``dummy, 2 threads``: the same with torch on 2 threads (the update's matrix products on both cores);
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import tempfile
@@ -51,8 +54,12 @@ SETUPS = [("dummy, 1 thread", "dummy", 1, None, False, 2), ("dummy, 2 threads", 
 
 
 def one_run(cfg, vec_env: str | None, threads: int | None, update: int | None, pipeline: bool | None,
-            workers: int | None, steps: int, out: str) -> float:
+            workers: int | None, steps: int, out: str) -> tuple[float, float]:
+    """``(steps/s of the whole run, steps/s of its steady state)``: the whole run from ``train()``'s call to its
+    return (start-up, first collection and last update included); the steady state from the end of the first
+    rollout's collection to the end of the last one's (what a long run sustains)."""
     import torch
+    from sb3_contrib import MaskablePPO
 
     from training.config import TrainConfig
     from training.train import train
@@ -64,11 +71,24 @@ def one_run(cfg, vec_env: str | None, threads: int | None, update: int | None, p
                        "env_workers": workers, "update_threads": update, "pipeline": pipeline,
                        "warm_start": None, "eval_every": 0, "checkpoint_every": 0, "max_minutes": None,
                        "out_dir": out, "name": f"speed_{vec_env}_{threads}_{update}_{int(pipeline)}"})
-    t0 = time.perf_counter()
-    train(c, force=True, progress=False)
-    dt = time.perf_counter() - t0
+    ends: list[tuple[float, int]] = []  # (time, num_timesteps) at the end of each rollout's collection
+    collect = MaskablePPO.collect_rollouts
+
+    def timed(model, *a, **k):
+        more = collect(model, *a, **k)
+        ends.append((time.perf_counter(), model.num_timesteps))
+        return more
+
+    MaskablePPO.collect_rollouts = timed
+    try:
+        t0 = time.perf_counter()
+        train(c, force=True, progress=False)
+        dt = time.perf_counter() - t0
+    finally:
+        MaskablePPO.collect_rollouts = collect
     torch.set_num_threads(1)
-    return steps / dt
+    (ta, na), (tb, nb) = ends[0], ends[-1]
+    return steps / dt, (nb - na) / (tb - ta) if tb > ta else float("nan")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,22 +116,29 @@ def main(argv: list[str] | None = None) -> int:
 
     cfg = load_config(args.config)
     rates: dict[str, list[float]] = {name: [] for name, *_ in setups}
+    steady: dict[str, list[float]] = {name: [] for name, *_ in setups}
     with tempfile.TemporaryDirectory() as out:
         for r in range(args.repeats):
             order = setups if r % 2 == 0 else setups[::-1]
             for name, *setup in order:
-                rates[name].append(one_run(cfg, *setup, args.steps, out))
+                whole, inner = one_run(cfg, *setup, args.steps, out)
+                rates[name].append(whole)
+                steady[name].append(inner)
     base = statistics.median(rates[setups[0][0]])
+    base_steady = statistics.median(steady[setups[0][0]])
     print(f"MaskablePPO steps/s, {cfg.name}'s network and PPO settings, {args.steps} steps x {args.repeats} rounds "
-          f"(median; wall clock)")
-    print(f"{'setup':<24} {'steps/s':>8} {'ratio':>6}   rounds")
+          f"(median; wall clock; steady: from the end of the first rollout to the end of the last)")
+    print(f"{'setup':<28} {'steps/s':>8} {'ratio':>6} {'steady':>8} {'ratio':>6}   rounds (whole run)")
     for name, *_ in setups:
-        med = statistics.median(rates[name])
-        print(f"{name:<24} {med:>8.0f} {med / base:>6.2f}   {', '.join(f'{x:.0f}' for x in rates[name])}")
+        med, med_s = statistics.median(rates[name]), statistics.median(steady[name])
+        print(f"{name:<28} {med:>8.0f} {med / base:>6.2f} {med_s:>8.0f} {med_s / base_steady:>6.2f}   "
+              f"{', '.join(f'{x:.0f}' for x in rates[name])}")
     if args.json:
         import necro_env
 
-        print(json.dumps({"setups": {k: {"median": statistics.median(v), "rounds": v} for k, v in rates.items()},
+        print(json.dumps({"setups": {k: {"median": statistics.median(v), "rounds": v,
+                                         "steady_median": statistics.median(steady[k]), "steady_rounds": steady[k]}
+                                     for k, v in rates.items()},
                           "package": necro_env.__file__}))
     return 0
 
@@ -133,7 +160,12 @@ def _against(sbs, args) -> int:
         return out + (["--setups", args.setups] if args.setups else [])
 
     def extract(res: dict) -> dict[str, float]:
-        return {f"{k} steps/s": v["median"] for k, v in res["setups"].items()}
+        rows = {}
+        for k, v in res["setups"].items():
+            rows[f"{k} steps/s"] = v["median"]
+            if math.isfinite(v["steady_median"]):  # a run of one rollout has no steady state
+                rows[f"{k} steady steps/s"] = v["steady_median"]
+        return rows
 
     table = sbs.compare(__file__, args.baseline, child_args, args.repeats, extract)
     if args.json:
