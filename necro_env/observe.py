@@ -569,6 +569,14 @@ def _one_hot(vec, pos: int, old: int, new: int) -> None:
         vec[pos + new] = 1.0
 
 
+def _seat_flag(rows, col: int, old: int, new: int) -> None:
+    """Move a flag held by one seat (column ``col`` of the seat rows ``rows``) from seat ``old`` to ``new`` (-1: none)."""
+    if old >= 0:
+        rows[old][col] = 0.0
+    if new >= 0:
+        rows[new][col] = 1.0
+
+
 def _changed(new: list | tuple, old: list | tuple) -> list[int]:
     """Indices where two equally long sequences differ (C-level scan)."""
     return list(compress(range(len(new)), map(ne, new, old)))
@@ -1061,17 +1069,11 @@ class Observer:
         over = st.over
         turn = -1 if over else st.turn_seat
         if turn != sh.seat_turn:
-            if sh.seat_turn >= 0:
-                mvs[sh.seat_turn][_S_TURN] = 0.0
-            if turn >= 0:
-                mvs[turn][_S_TURN] = 1.0
+            _seat_flag(mvs, _S_TURN, sh.seat_turn, turn)
             sh.seat_turn = turn
         decider = -1 if over else st.decider
         if decider != sh.seat_decider:
-            if sh.seat_decider >= 0:
-                mvs[sh.seat_decider][_S_DECIDER] = 0.0
-            if decider >= 0:
-                mvs[decider][_S_DECIDER] = 1.0
+            _seat_flag(mvs, _S_DECIDER, sh.seat_decider, decider)
             sh.seat_decider = decider
         v = st.attacked
         if v != sh.attacked:

@@ -28,6 +28,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from necro_env.benchmark import SUITE_VERSION, TASKS, aggregate, get_task, load_results, write_plot  # noqa: E402
+from necro_env.stats import format_interval  # noqa: E402
 from training.reference_run import (  # noqa: E402
     ALGORITHMS, DEFAULT_OUT_DIR, LIBRARIES, ReferenceRunError, check_library,
 )
@@ -60,8 +61,7 @@ def grid(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _ci(e: dict[str, Any], metric: str) -> str:
-    lo, hi = e[f"{metric}_ci95"]
-    return f"{e[metric]:.3f} [{lo:.3f}, {hi:.3f}]"
+    return f"{e[metric]:.3f} {format_interval(*e[f'{metric}_ci95'])}"
 
 
 def markdown(runs: list[dict[str, Any]], agg: dict[str, Any], source: str, plot_name: str) -> str:
