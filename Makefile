@@ -46,7 +46,7 @@ reproduce: $(STAMP)
 # One reference run of the benchmark suite (training/reference_run.py; docs/benchmark/README.md, "Reference
 # results"): LIBRARY's learner trained on TASK for BUDGET's env steps or MINUTES of training, whichever comes
 # first, scored with the task's evaluation; the results file goes to OUT (necro-env benchmark --results OUT):
-#   make reference LIBRARY=sb3 TASK=necro3-greedy SEED=0      (LIBRARY: sb3, rllib, tianshou)
+#   make reference LIBRARY=sb3 TASK=necro3-greedy SEED=0      (LIBRARY: sb3, rllib, tianshou, benchmarl)
 LIBRARY ?= sb3
 TASK ?= necro3-greedy
 SEED ?= 0

@@ -112,6 +112,54 @@ def test_the_tianshou_learner_is_reproducible_and_leaves_the_global_generators_a
     assert same == [True, False]  # the same seed gives the same weights, another seed others
 
 
+#: BenchMARL's batches shrunk from 6,000 frames of 10 envs to 100 of 2.
+BENCHMARL_TINY = dict(on_policy_collected_frames_per_batch=100, on_policy_n_envs_per_worker=2,
+                      on_policy_minibatch_size=50)
+
+
+def test_benchmarl_tiny_run_and_its_cap(tmp_path: Path) -> None:
+    pytest.importorskip("benchmarl", reason="benchmarl is not installed (the dev extra)")
+    res = reference_run("benchmarl", "necro3-greedy", 1, budget=200, games=2, out_dir=tmp_path,
+                        overrides=BENCHMARL_TINY)
+    data = check_run(res, tmp_path, "benchmarl", "necro3-greedy", 1, 200)
+    assert data["algorithm"] == "IPPO" and data["env_steps"] == 200 and data["capped"] is False
+    assert data["training"]["iterations"] == 2 and data["training"]["overrides"] == BENCHMARL_TINY
+    assert data["sides"][0]["learner"] == "necromancer" and data["policy"].startswith("benchmarl-ippo:")
+    assert data["eval_illegal_actions"] == 0  # the masked categorical's mode is always legal
+    import torch
+
+    assert torch.load(data["policy_files"][0], weights_only=True)  # the policy module's state dict
+    capped = reference_run("benchmarl", "player2-greedy", 0, budget=100_000, max_minutes=1e-4, games=2,
+                           out_dir=tmp_path, overrides=BENCHMARL_TINY)
+    assert capped["capped"] is True and capped["env_steps"] == 100  # stopped after its first batch
+    with pytest.raises(ValueError, match="'n_frames' is not a field of BenchMARL's ExperimentConfig"):
+        reference_run("benchmarl", "necro3-greedy", 3, budget=100, games=2, out_dir=tmp_path,
+                      overrides={"n_frames": 5})
+
+
+def test_the_benchmarl_learner_is_reproducible_and_leaves_the_global_generators_alone() -> None:
+    pytest.importorskip("benchmarl", reason="benchmarl is not installed (the dev extra)")
+    import random
+
+    import numpy as np
+    import torch
+    from pettingzoo.test import parallel_api_test
+
+    from training.reference_run import _import_example
+
+    ippo = _import_example("benchmarl_ippo")
+    kw = get_task("players3-heuristic").single_seat_kwargs()
+    parallel_api_test(ippo.SingleSeatParallel(kw), num_cycles=200)  # the one-agent view keeps PettingZoo's API
+    before = (random.getstate(), np.random.get_state()[1].copy(), torch.random.get_rng_state().clone())
+    runs = [ippo.train_single_seat(kw, 100, seed=s, overrides=BENCHMARL_TINY)[1]["policy_state"] for s in (5, 5, 6)]
+    after = (random.getstate(), np.random.get_state()[1], torch.random.get_rng_state())
+    assert before[0] == after[0] and np.array_equal(before[1], after[1]) and torch.equal(before[2], after[2])
+    weights = [k for k, v in runs[0].items() if isinstance(v, torch.Tensor) and v.is_floating_point()]
+    assert weights
+    same = [all(torch.equal(runs[0][k], r[k]) for k in weights) for r in runs[1:]]
+    assert same == [True, False]  # the same seed gives the same weights, another seed others
+
+
 def test_bad_requests_are_typed_errors_that_say_what_is_allowed(tmp_path: Path) -> None:
     kw = dict(out_dir=tmp_path)
     with pytest.raises(ReferenceRunError, match="unknown library 'keras'.*sb3, rllib, tianshou, benchmarl"):
@@ -128,18 +176,15 @@ def test_bad_requests_are_typed_errors_that_say_what_is_allowed(tmp_path: Path) 
             reference_run("sb3", "necro3-greedy", 0, max_minutes=minutes, **kw)
     with pytest.raises(ReferenceRunError, match="seed must be an int >= 0"):
         reference_run("sb3", "necro3-greedy", -1, **kw)
-    with pytest.raises(ReferenceRunError, match="BenchMARL reference runs are not implemented yet.*"
-                                                "examples/benchmarl_ippo.py"):
-        reference_run("benchmarl", "necro3-greedy", 0, **kw)
-    for library in ("sb3", "tianshou"):
+    for library in ("sb3", "tianshou", "benchmarl"):
         with pytest.raises(ReferenceRunError, match=f"library {library} trains one learner.*'selfplay3'.*rllib"):
             reference_run(library, "selfplay3", 0, **kw)
     assert not list(tmp_path.iterdir())  # nothing was trained or written
 
 
 def test_the_command_line_reports_errors_with_exit_code_2(tmp_path: Path, capsys) -> None:
-    assert main(["--library", "benchmarl", "--task", "necro3-greedy", "--seed", "0", "--out-dir", str(tmp_path)]) == 2
-    assert "BenchMARL reference runs are not implemented yet" in capsys.readouterr().err
+    assert main(["--library", "benchmarl", "--task", "selfplay3", "--seed", "0", "--out-dir", str(tmp_path)]) == 2
+    assert "library benchmarl trains one learner" in capsys.readouterr().err
     assert main(["--library", "sb3", "--task", "nope", "--seed", "0", "--out-dir", str(tmp_path)]) == 2
     assert "unknown task 'nope'" in capsys.readouterr().err
     assert main(["--library", "sb3", "--task", "necro3-greedy", "--seed", "0", "--budget", "huge",
@@ -230,6 +275,6 @@ def test_the_report_tables_every_run_the_aggregate_and_the_missing_grid(tmp_path
     # the grid: complete, missing seeds with the command that makes one, and what a library cannot make
     assert "| sb3 | `necro3-greedy` | 0, 1, 2 | - | complete |" in md
     assert "| tianshou | `player2-greedy` | 0 | 1, 2 | `make reference LIBRARY=tianshou TASK=player2-greedy SEED=1` |" in md
-    assert "| benchmarl | `necro3-greedy` | - | 0, 1, 2 | BenchMARL reference runs are not implemented yet" in md
+    assert "| benchmarl | `necro3-greedy` | - | 0, 1, 2 | `make reference LIBRARY=benchmarl TASK=necro3-greedy SEED=0` |" in md
     rows = reference_report.grid(load_results(runs))
-    assert len(rows) == 4 * 3 and all(r["cannot"] for r in rows if r["library"] == "benchmarl")
+    assert len(rows) == 4 * 3 and not any(r["cannot"] for r in rows)

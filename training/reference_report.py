@@ -36,9 +36,7 @@ from training.reference_run import (  # noqa: E402
 #: The reference runs the benchmark asks for (issue 30): these tasks, every library, the tasks' training seeds.
 GRID_TASKS = ("necro3-greedy", "players3-heuristic", "player2-greedy")
 GRID_BUDGET = "small"
-COMMANDS = {"sb3": "make reference LIBRARY=sb3 TASK={task} SEED={seed}",
-            "rllib": "make reference LIBRARY=rllib TASK={task} SEED={seed}",
-            "tianshou": "make reference LIBRARY=tianshou TASK={task} SEED={seed}"}
+COMMANDS = {lib: f"make reference LIBRARY={lib} TASK={{task}} SEED={{seed}}" for lib in LIBRARIES}
 
 
 def grid(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:

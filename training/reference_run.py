@@ -20,10 +20,13 @@ The learners (what each trains on the task; ``docs/benchmark/README.md``, "Refer
   module ``necromancer``, both learn at once against each other on the task's seats; the module of the
   task's learner is scored (``rllib:CHECKPOINT#MODULE``; in ``selfplay3`` both). Env steps: RLlib's count,
   every agent's decision (the opponents' included).
-* ``benchmarl``: not implemented (``ReferenceRunError`` says so; ``examples/benchmarl_ippo.py`` is a demo).
+* ``benchmarl``: BenchMARL's IPPO with its default experiment, algorithm and MLP settings but 4 passes over a
+  batch (``examples/benchmarl_ippo.py``, ``train_single_seat``), on the task's single-seat env as a one-agent
+  task (IPPO is then PPO on that agent) against the task's opponents. Env steps: the learner's decisions
+  (BenchMARL's frames), in whole batches of 6,000.
 
-A library that cannot express a task says so (``ReferenceRunError``): ``sb3`` and ``tianshou`` train one
-learner on a single-seat env, which the two-sided ``selfplay3`` has not.
+A library that cannot express a task says so (``ReferenceRunError``): ``sb3``, ``tianshou`` and ``benchmarl``
+train one learner on a single-seat env, which the two-sided ``selfplay3`` has not.
 
 Written under ``--out-dir`` (default ``results/reference``):
 
@@ -62,7 +65,7 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 #: The libraries a reference run can name, and the algorithm each trains.
 LIBRARIES = ("sb3", "rllib", "tianshou", "benchmarl")
-IMPLEMENTED = ("sb3", "rllib", "tianshou")
+IMPLEMENTED = ("sb3", "rllib", "tianshou", "benchmarl")
 ALGORITHMS = {"sb3": "MaskablePPO", "rllib": "PPO", "tianshou": "DQN", "benchmarl": "IPPO"}
 #: The wall-time cap of training (the issue's "60 minutes of the 2 cores").
 DEFAULT_MAX_MINUTES = 60.0
@@ -99,12 +102,7 @@ def check_library(library: Any, task: Task) -> str:
     """``library`` if it has reference runs and can express ``task`` (``ReferenceRunError`` otherwise)."""
     if library not in LIBRARIES:
         raise ReferenceRunError(f"unknown library {library!r}; the libraries are: {', '.join(LIBRARIES)}")
-    if library == "benchmarl":
-        raise ReferenceRunError(
-            "BenchMARL reference runs are not implemented yet: examples/benchmarl_ippo.py trains BenchMARL's IPPO "
-            "on the AEC env and evaluates its Necromancer (a demo of the library, not a run on a benchmark task's "
-            f"opponents and budget); the libraries with reference runs: {', '.join(IMPLEMENTED)}")
-    if library in ("sb3", "tianshou") and (len(task.sides) != 1 or len(task.sides[0].opponents) != 1):
+    if library in ("sb3", "tianshou", "benchmarl") and (len(task.sides) != 1 or len(task.sides[0].opponents) != 1):
         raise ReferenceRunError(
             f"library {library} trains one learner on the task's single-seat env against one opponent; task "
             f"{task.name!r} has {len(task.sides)} learned sides ({', '.join(s.learner for s in task.sides)}), each "
@@ -256,7 +254,27 @@ def train_tianshou(task: Task, seed: int, steps: int, max_minutes: float, train_
                              "env_kwargs": task.single_seat_kwargs()})
 
 
-TRAINERS = {"sb3": train_sb3, "rllib": train_rllib, "tianshou": train_tianshou}
+def train_benchmarl(task: Task, seed: int, steps: int, max_minutes: float, train_root: Path, name: str,
+                    progress: bool, overrides: dict[str, Any] | None = None) -> Trained:
+    import torch
+
+    ippo = _import_example("benchmarl_ippo")
+    run_dir = train_root / f"{name}__s{seed}"
+    run_dir.mkdir(parents=True)
+    policy, info = ippo.train_single_seat(task.single_seat_kwargs(), steps, seed=seed, max_seconds=max_minutes * 60,
+                                          out=str(run_dir / "benchmarl"), progress=progress, overrides=overrides)
+    path = run_dir / "policy.pt"
+    torch.save(info.pop("policy_state"), path)  # the state dict of the experiment's policy module
+    (run_dir / "training.json").write_text(json.dumps(info, indent=1) + "\n")
+    policy.name = f"benchmarl-ippo:{path}"
+    return Trained(policies=[policy], env_steps=info["env_steps"], seconds=info["seconds"],
+                   capped=info["capped"] and info["env_steps"] < steps, policy_files=[str(path)], picklable=False,
+                   training={"learner": "examples/benchmarl_ippo.py (train_single_seat)", "run_dir": str(run_dir),
+                             "iterations": info["iterations"], "epochs": ippo.SINGLE_SEAT_EPOCHS,
+                             "env_kwargs": task.single_seat_kwargs()})
+
+
+TRAINERS = {"sb3": train_sb3, "rllib": train_rllib, "tianshou": train_tianshou, "benchmarl": train_benchmarl}
 
 
 # ------------------------------------------------------------------ the run
@@ -266,7 +284,8 @@ def reference_run(library: str, task: str | Task, seed: int, budget: str | int =
                   progress: bool = False, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """Train, score and write one results file (see the module docstring); returns the result (its
     ``file`` field: where it was written). ``overrides``: keys of the library's config set over the
-    reference settings (sb3: ``TrainConfig``, rllib: ``RLlibConfig``), for tests; a run with any is
+    reference settings (sb3: ``TrainConfig``, rllib: ``RLlibConfig``, benchmarl: BenchMARL's
+    ``ExperimentConfig``), for tests; a run with any is
     recorded with them under ``training``."""
     task = get_task(task) if isinstance(task, str) else task
     check_library(library, task)
