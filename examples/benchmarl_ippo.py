@@ -221,9 +221,11 @@ def _train_single_seat(env_kwargs: dict[str, Any], steps: int, seed: int, max_se
                             algorithm_config=IppoConfig.get_from_yaml(), model_config=MlpConfig.get_from_yaml(),
                             critic_model_config=MlpConfig.get_from_yaml(), seed=seed,
                             config=single_seat_experiment_config(steps, out, overrides), callbacks=[clock])
-    quiet = contextlib.nullcontext() if progress else contextlib.redirect_stderr(io.StringIO())
     capped = False
-    with quiet, (contextlib.nullcontext() if progress else contextlib.redirect_stdout(io.StringIO())):
+    with contextlib.ExitStack() as quiet:
+        if not progress:
+            quiet.enter_context(contextlib.redirect_stdout(io.StringIO()))
+            quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
         try:
             experiment.run()
         except _TimeUp:

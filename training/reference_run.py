@@ -65,7 +65,6 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 #: The libraries a reference run can name, and the algorithm each trains.
 LIBRARIES = ("sb3", "rllib", "tianshou", "benchmarl")
-IMPLEMENTED = ("sb3", "rllib", "tianshou", "benchmarl")
 ALGORITHMS = {"sb3": "MaskablePPO", "rllib": "PPO", "tianshou": "DQN", "benchmarl": "IPPO"}
 #: The wall-time cap of training (the issue's "60 minutes of the 2 cores").
 DEFAULT_MAX_MINUTES = 60.0
