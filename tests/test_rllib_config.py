@@ -180,3 +180,27 @@ def test_a_refused_join_says_what_to_copy_to_each_node(monkeypatch) -> None:
     import os
 
     assert os.environ["RAY_AUTH_MODE"] == "token"  # the driver's environment was set before joining
+
+
+@pytest.mark.parametrize("value", [0, -1, True, "10", float("nan"), float("inf"), [5]])
+def test_every_wall_time_cap_rejects_what_is_not_a_positive_number_of_minutes(value) -> None:
+    """``max_minutes`` means the same in the SB3 recipe, the RLlib config and a reference run: one check."""
+    from training.config import config_from_dict as sb3_config_from_dict
+    from training.reference_run import ReferenceRunError, check_minutes
+
+    with pytest.raises(TrainConfigError, match="max_minutes must be null or a positive number of minutes"):
+        config_from_dict({"name": "x", "max_minutes": value})
+    with pytest.raises(TrainConfigError, match="max_minutes must be null or a positive number of minutes"):
+        sb3_config_from_dict({"name": "x", "max_minutes": value})
+    with pytest.raises(ReferenceRunError, match="max_minutes must be a positive number of minutes"):
+        check_minutes(value)
+
+
+@pytest.mark.parametrize("value", [1e-4, 1, 60, 2.5e6])
+def test_every_wall_time_cap_takes_a_positive_number_of_minutes(value) -> None:
+    from training.config import config_from_dict as sb3_config_from_dict
+    from training.reference_run import check_minutes
+
+    assert config_from_dict({"name": "x", "max_minutes": value}).max_minutes == value
+    assert sb3_config_from_dict({"name": "x", "max_minutes": value}).max_minutes == value
+    assert check_minutes(value) == value

@@ -15,6 +15,13 @@ import yaml
 from necro_env.game import ConfigError, GameConfig
 
 
+def is_minutes(value: Any) -> bool:
+    """Whether ``value`` is a positive, finite number of minutes (not a bool): the wall-time caps'
+    (``max_minutes``) one check, in every config and command that takes one."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and value > 0)
+
+
 def policy_role(learner: str) -> str:
     """The role a policy file of ``learner`` records: "necromancer" or "player" (a "players" team
     network acts for any player seat, so its files are player policies)."""
@@ -239,8 +246,7 @@ class TrainConfig:
         need(self.target_kl is None or (isinstance(self.target_kl, (int, float)) and not isinstance(self.target_kl, bool)
                                         and 0 < self.target_kl < 10),
              f"target_kl must be null or a number in (0, 10), got {self.target_kl!r}")
-        need(self.max_minutes is None or (isinstance(self.max_minutes, (int, float))
-                                          and not isinstance(self.max_minutes, bool) and 0 < self.max_minutes < 1e6),
+        need(self.max_minutes is None or is_minutes(self.max_minutes),
              f"max_minutes must be null or a positive number of minutes, got {self.max_minutes!r}")
         need(self.vf_coef >= 0 and self.max_grad_norm > 0, "vf_coef must be >= 0 and max_grad_norm > 0")
         try:  # the network must build (unknown argument names, bad sizes)

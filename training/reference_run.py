@@ -59,7 +59,7 @@ if __package__ in (None, ""):
 
 from necro_env.benchmark import Task, check_result, get_task, score_policy  # noqa: E402
 from necro_env.game.errors import NecroEnvError  # noqa: E402
-from training.config import TrainConfigError  # noqa: E402
+from training.config import TrainConfigError, is_minutes  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -126,8 +126,7 @@ def parse_budget(task: Task, budget: Any) -> tuple[str | int, int]:
 
 def check_minutes(minutes: Any) -> float:
     """``minutes`` if it is a positive finite number (``ReferenceRunError`` otherwise)."""
-    if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) or not math.isfinite(minutes) \
-            or minutes <= 0:
+    if not is_minutes(minutes):
         raise ReferenceRunError(f"max_minutes must be a positive number of minutes, got {minutes!r}")
     return float(minutes)
 

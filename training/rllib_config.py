@@ -15,7 +15,7 @@ from typing import Any
 from necro_env.env import agent_names
 from necro_env.game import ConfigError, GameConfig
 
-from training.config import TrainConfigError, read_yaml
+from training.config import TrainConfigError, is_minutes, read_yaml
 
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 MAPPINGS = ("shared", "per_agent")
@@ -120,8 +120,7 @@ class RLlibConfig:
             need(is_int(v) and v >= 0, f"{k} must be an int >= 0, got {v!r}")
         need(self.max_env_steps is None or (is_int(self.max_env_steps) and self.max_env_steps >= 1),
              f"max_env_steps must be null or an int >= 1, got {self.max_env_steps!r}")
-        need(self.max_minutes is None or (isinstance(self.max_minutes, (int, float)) and not isinstance(self.max_minutes, bool)
-                                          and math.isfinite(self.max_minutes) and self.max_minutes > 0),
+        need(self.max_minutes is None or is_minutes(self.max_minutes),
              f"max_minutes must be null or a positive number of minutes, got {self.max_minutes!r}")
         need(self.minibatch_size <= self.train_batch_size,
              f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size ({self.train_batch_size})")
