@@ -182,21 +182,26 @@ def test_a_refused_join_says_what_to_copy_to_each_node(monkeypatch) -> None:
     assert os.environ["RAY_AUTH_MODE"] == "token"  # the driver's environment was set before joining
 
 
-@pytest.mark.parametrize("value", [0, -1, True, "10", float("nan"), float("inf"), [5]])
+@pytest.mark.parametrize("value", [0, -1, True, "10", float("nan"), float("inf"), 1e6, 2.5e6, [5]])
 def test_every_wall_time_cap_rejects_what_is_not_a_positive_number_of_minutes(value) -> None:
-    """``max_minutes`` means the same in the SB3 recipe, the RLlib config and a reference run: one check."""
+    """``max_minutes`` means the same in the SB3 recipe, the RLlib config, a reference run and an exploit run's
+    ``--minutes``: one check."""
+    from necro_env.game.errors import ConfigError
     from training.config import config_from_dict as sb3_config_from_dict
+    from training.exploit import build_config
     from training.reference_run import ReferenceRunError, check_minutes
 
-    with pytest.raises(TrainConfigError, match="max_minutes must be null or a positive number of minutes"):
+    with pytest.raises(TrainConfigError, match="max_minutes must be null or a positive number of minutes below 1e"):
         config_from_dict({"name": "x", "max_minutes": value})
-    with pytest.raises(TrainConfigError, match="max_minutes must be null or a positive number of minutes"):
+    with pytest.raises(TrainConfigError, match="max_minutes must be null or a positive number of minutes below 1e"):
         sb3_config_from_dict({"name": "x", "max_minutes": value})
-    with pytest.raises(ReferenceRunError, match="max_minutes must be a positive number of minutes"):
+    with pytest.raises(ReferenceRunError, match="max_minutes must be a positive number of minutes below 1e"):
         check_minutes(value)
+    with pytest.raises(ConfigError, match="--minutes must be a positive number of minutes below 1e"):
+        build_config("coalition", 3, "heuristic", value, None, 0, None, "runs")
 
 
-@pytest.mark.parametrize("value", [1e-4, 1, 60, 2.5e6])
+@pytest.mark.parametrize("value", [1e-4, 1, 60, 999_999.5])
 def test_every_wall_time_cap_takes_a_positive_number_of_minutes(value) -> None:
     from training.config import config_from_dict as sb3_config_from_dict
     from training.reference_run import check_minutes

@@ -15,11 +15,14 @@ import yaml
 from necro_env.game import ConfigError, GameConfig
 
 
+#: The wall-time caps' bound (``max_minutes``), in minutes: about two years, far beyond any run.
+MAX_MINUTES = 1e6
+
+
 def is_minutes(value: Any) -> bool:
-    """Whether ``value`` is a positive, finite number of minutes (not a bool): the wall-time caps'
+    """Whether ``value`` is a number of minutes in (0, ``MAX_MINUTES``) (not a bool): the wall-time caps'
     (``max_minutes``) one check, in every config and command that takes one."""
-    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-            and value > 0)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < MAX_MINUTES
 
 
 def policy_role(learner: str) -> str:
@@ -247,7 +250,8 @@ class TrainConfig:
                                         and 0 < self.target_kl < 10),
              f"target_kl must be null or a number in (0, 10), got {self.target_kl!r}")
         need(self.max_minutes is None or is_minutes(self.max_minutes),
-             f"max_minutes must be null or a positive number of minutes, got {self.max_minutes!r}")
+             f"max_minutes must be null or a positive number of minutes below {MAX_MINUTES:g}, "
+             f"got {self.max_minutes!r}")
         need(self.vf_coef >= 0 and self.max_grad_norm > 0, "vf_coef must be >= 0 and max_grad_norm > 0")
         try:  # the network must build (unknown argument names, bad sizes)
             from necro_env.agents.nets import build_net
