@@ -17,6 +17,8 @@ from necro_env.game import ConfigError, GameConfig
 
 #: The wall-time caps' bound (``max_minutes``), in minutes: about two years, far beyond any run.
 MAX_MINUTES = 1e6
+#: What the errors of a bad cap say is allowed.
+MINUTES_RULE = f"a positive number of minutes below {MAX_MINUTES:g}"
 
 
 def is_minutes(value: Any) -> bool:
@@ -250,8 +252,7 @@ class TrainConfig:
                                         and 0 < self.target_kl < 10),
              f"target_kl must be null or a number in (0, 10), got {self.target_kl!r}")
         need(self.max_minutes is None or is_minutes(self.max_minutes),
-             f"max_minutes must be null or a positive number of minutes below {MAX_MINUTES:g}, "
-             f"got {self.max_minutes!r}")
+             f"max_minutes must be null or {MINUTES_RULE}, got {self.max_minutes!r}")
         need(self.vf_coef >= 0 and self.max_grad_norm > 0, "vf_coef must be >= 0 and max_grad_norm > 0")
         try:  # the network must build (unknown argument names, bad sizes)
             from necro_env.agents.nets import build_net

@@ -59,7 +59,7 @@ if __package__ in (None, ""):
 
 from necro_env.benchmark import Task, check_result, get_task, score_policy  # noqa: E402
 from necro_env.game.errors import NecroEnvError  # noqa: E402
-from training.config import MAX_MINUTES, TrainConfigError, is_minutes  # noqa: E402
+from training.config import MINUTES_RULE, TrainConfigError, is_minutes  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -127,8 +127,7 @@ def parse_budget(task: Task, budget: Any) -> tuple[str | int, int]:
 def check_minutes(minutes: Any) -> float:
     """``minutes`` if it is a number of minutes ``is_minutes`` takes (``ReferenceRunError`` otherwise)."""
     if not is_minutes(minutes):
-        raise ReferenceRunError(f"max_minutes must be a positive number of minutes below {MAX_MINUTES:g}, "
-                                f"got {minutes!r}")
+        raise ReferenceRunError(f"max_minutes must be {MINUTES_RULE}, got {minutes!r}")
     return float(minutes)
 
 
@@ -349,8 +348,7 @@ def positive_minutes(text: str) -> float:
     try:
         return check_minutes(float(text))
     except (ValueError, ReferenceRunError):
-        raise argparse.ArgumentTypeError(f"must be a positive number of minutes below {MAX_MINUTES:g}, "
-                                         f"got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be {MINUTES_RULE}, got {text!r}") from None
 
 
 def main(argv: list[str] | None = None) -> int:

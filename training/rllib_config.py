@@ -15,7 +15,7 @@ from typing import Any
 from necro_env.env import agent_names
 from necro_env.game import ConfigError, GameConfig
 
-from training.config import MAX_MINUTES, TrainConfigError, is_minutes, read_yaml
+from training.config import MINUTES_RULE, TrainConfigError, is_minutes, read_yaml
 
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 MAPPINGS = ("shared", "per_agent")
@@ -121,8 +121,7 @@ class RLlibConfig:
         need(self.max_env_steps is None or (is_int(self.max_env_steps) and self.max_env_steps >= 1),
              f"max_env_steps must be null or an int >= 1, got {self.max_env_steps!r}")
         need(self.max_minutes is None or is_minutes(self.max_minutes),
-             f"max_minutes must be null or a positive number of minutes below {MAX_MINUTES:g}, "
-             f"got {self.max_minutes!r}")
+             f"max_minutes must be null or {MINUTES_RULE}, got {self.max_minutes!r}")
         need(self.minibatch_size <= self.train_batch_size,
              f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size ({self.train_batch_size})")
         for k in ("lr", "gamma", "lambda_", "entropy_coeff", "clip_param", "vf_loss_coeff", "grad_clip"):
