@@ -21,7 +21,7 @@ clock): on a shared machine other processes then disturb the figures less.
 Target (issue 28): necro_env on 6 seats >= 3x connect four in the same run, 3-6 seats all >= 2.5x
 (issue 5's was 2x on 6 seats).
 
-    python benchmarks/env_speed.py [--decisions 20000] [--repeats 3] [--seed 0] [--json] [--base]
+    python benchmarks/env_speed.py [--decisions 20000] [--repeats 3] [--seed 0] [--json] [--base] [--ceiling]
     python benchmarks/env_speed.py --baseline REV [--repeats 12] ...   # this tree beside commit REV
 
 ``--baseline REV`` runs this benchmark (one round per child process) on this tree and on a
@@ -89,7 +89,29 @@ def _classic(name: str, reg_id: str) -> Callable | None:
         return None
 
 
-def _candidates(base: bool) -> list[tuple[str, Callable, int]]:
+class _FreeObserver:
+    """``--ceiling``: an observer whose ``observe`` costs one array copy (of the first observation it made):
+    the loop then pays for everything but writing the observation, which bounds what a faster one can give."""
+
+    def __init__(self, observer) -> None:
+        self._observer = observer
+        self._vec = None
+
+    def observe(self, st, seat: int, out=None):
+        if self._vec is None:
+            self._vec = self._observer.observe(st, seat)
+        return self._vec.copy()
+
+
+def _free_observation_env(players: int):
+    import necro_env
+
+    env = necro_env.env(players=players)
+    env.unwrapped.observer = _FreeObserver(env.unwrapped.observer)
+    return env
+
+
+def _candidates(base: bool, ceiling: bool = False) -> list[tuple[str, Callable, int]]:
     """(name, constructor, decision budget divisor) for every env that can be built here."""
     import necro_env
 
@@ -99,6 +121,8 @@ def _candidates(base: bool) -> list[tuple[str, Callable, int]]:
     # The env's default applies single-option decisions itself (skip_forced): each agent decision
     # then carries ~1.27 engine actions. This row times one engine action per agent step.
     out.append(("necro_env 6, all steps", lambda: necro_env.env(players=6, skip_forced=False), 1))
+    if ceiling:
+        out.append(("necro_env 6, obs free", lambda: _free_observation_env(6), 1))
     if base:
         for p in (2, 3, 4, 5):
             out.append((f"necro_env base {p}p", lambda p=p: necro_env.env(players=p, necromancer=False), 1))
@@ -121,13 +145,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     parser.add_argument("--base", action="store_true", help="also time the base game on 2-5 seats")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="also time 6 seats with the observation free (a copy of one fixed vector): what "
+                             "the loop costs without writing observations, the most a faster observer can give")
     sbs = _side_by_side()
     sbs.add_argument(parser)
     args = parser.parse_args(argv)
     if args.baseline:
         return _against(sbs, args)
 
-    envs = [(name, make(), div) for name, make, div in _candidates(args.base)]
+    envs = [(name, make(), div) for name, make, div in _candidates(args.base, args.ceiling)]
     rates: dict[str, list[float]] = {name: [] for name, _, _ in envs}
     clock = time.perf_counter if args.wall else time.process_time
     for rep in range(args.repeats):
@@ -185,7 +212,8 @@ def _against(sbs, args) -> int:
     """``--baseline REV``: each round one child run per tree (``--repeats 1``, the round's seed)."""
     def child_args(k: int) -> list[str]:
         out = ["--decisions", str(args.decisions), "--repeats", "1", "--seed", str(args.seed + 1000 * k), "--json"]
-        return out + (["--wall"] if args.wall else []) + (["--base"] if args.base else [])
+        return (out + (["--wall"] if args.wall else []) + (["--base"] if args.base else [])
+                + (["--ceiling"] if args.ceiling else []))
 
     def extract(res: dict) -> dict[str, float]:
         rows = {f"{k} dec/s": v for k, v in res["decisions_per_s"].items()}

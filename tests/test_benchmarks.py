@@ -5,6 +5,7 @@ import importlib.util
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +45,24 @@ def test_env_speed_plays_legal_random_games() -> None:
     decisions, seconds, games = mod.run(env, 300, seed=3)
     assert decisions >= 300 and games >= 1 and seconds >= 0
     assert not env.agents  # the last game ran to its end
+
+
+def test_env_speed_ceiling_row_plays_the_same_games() -> None:
+    """--ceiling's env differs only in its observation (one fixed vector, a fresh copy each time): the same seeded
+    random play, with the same masks, takes the same decisions and games as the real env's."""
+    import necro_env
+
+    mod = _load("env_speed")
+    assert "necro_env 6, obs free" in [name for name, _, _ in mod._candidates(False, ceiling=True)]
+    assert "necro_env 6, obs free" not in [name for name, _, _ in mod._candidates(False)]
+    free, real = mod._free_observation_env(6), necro_env.env(players=6)
+    assert mod.run(free, 200, seed=5)[::2] == mod.run(real, 200, seed=5)[::2]
+    free.reset(seed=1)
+    first = free.observe(free.agent_selection)["observation"]
+    free.step(int(free.observe(free.agent_selection)["action_mask"].nonzero()[0][0]))
+    later = free.observe(free.agent_selection)["observation"]
+    assert later is not first and np.array_equal(later, first)
+    assert first.shape == real.observation_space(real.possible_agents[0])["observation"].shape
 
 
 def test_engine_speed_json(capsys: pytest.CaptureFixture) -> None:
