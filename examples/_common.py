@@ -17,10 +17,13 @@ trained network into a necro_env policy, evaluating it against the task's oppone
   ``OPPONENTS``), or ``player_0``'s network in the base game (task ``playerN-OPPONENTS``: the evaluation
   rotates its seat over all seats, every other seat plays ``OPPONENTS``).
 * ``summary`` / ``report`` build and print the result: a few readable lines, or with ``--json`` one JSON
-  object on the last line of stdout.
+  object on the last line of stdout; ``finish`` does the evaluation, the summary and the report in turn.
+* ``add_task_args`` gives an example's command line the options every example has (the task, the seed,
+  the reward scheme, the evaluation, ``--json``).
 """
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from typing import Any, Callable
@@ -32,6 +35,7 @@ import necro_env
 from necro_env.agents.base import BasePolicy, View
 from necro_env.agents.random_agent import RandomAgent
 from necro_env.evaluate import evaluate
+from necro_env.rewards import REWARD_SCHEMES
 
 #: Games of the final evaluation (each example's ``--eval-games`` default) and the seed they are drawn from.
 EVAL_GAMES = 100
@@ -187,6 +191,27 @@ def summary(library: str, monitor: Monitor, result: dict[str, Any], extra: dict[
     out["train_illegal_actions"] = monitor.illegal_actions
     out["illegal_actions"] = monitor.illegal_actions + result["eval_illegal_actions"]
     return out
+
+
+def finish(library: str, monitor: Monitor, policy: LearnedPolicy, players: int, opponents: str, eval_games: int,
+           extra: dict[str, Any], verbose: bool, as_json: bool) -> dict[str, Any]:
+    """Evaluate the learned ``policy`` (``evaluate_learner``), build the ``summary`` and, if ``verbose``,
+    ``report`` it; the summary."""
+    out = summary(library, monitor, evaluate_learner(policy, players, opponents, eval_games), extra)
+    if verbose:
+        report(out, as_json)
+    return out
+
+
+def add_task_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The options every example has: ``--players --seed --reward --opponents --eval-games --json``."""
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reward", default="win", choices=REWARD_SCHEMES, help="the env's reward scheme")
+    parser.add_argument("--opponents", default="greedy", help="the scripted opponents of the final evaluation")
+    parser.add_argument("--eval-games", type=int, default=EVAL_GAMES)
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    return parser
 
 
 def report(out: dict[str, Any], as_json: bool) -> None:

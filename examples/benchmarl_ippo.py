@@ -49,8 +49,7 @@ from pettingzoo.utils.env import ParallelEnv
 from torchrl.envs import PettingZooWrapper
 
 import necro_env
-from necro_env.rewards import REWARD_SCHEMES
-from _common import (EVAL_GAMES, LearnedPolicy, Monitor, evaluate_learner, learner_of, report, summary,
+from _common import (EVAL_GAMES, LearnedPolicy, Monitor, add_task_args, finish, learner_of,
                      torchrl_group_policy)
 
 
@@ -266,26 +265,16 @@ def run(frames: int = 3000, players: int = 3, out: str | None = None, seed: int 
     group = next(g for g, agents in experiment.group_map.items() if learner in agents)
     actor = experiment.policy.select_subsequence(out_keys=[(group, "action")])
     learned = torchrl_group_policy("benchmarl-ippo", actor, group, list(experiment.group_map[group]), learner)
-    evaluation = evaluate_learner(learned, players, opponents, eval_games)
     stats = {"steps": int(experiment.total_frames), "reward": reward, "env_steps": int(experiment.total_frames),
              "iterations": int(experiment.n_iters_performed), "groups": sorted(experiment.group_map)}
-    out = summary("benchmarl", monitor, evaluation, stats)
-    if verbose:
-        report(out, as_json)
-    return out
+    return finish("benchmarl", monitor, learned, players, opponents, eval_games, stats, verbose, as_json)
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--frames", type=int, default=3000)
-    p.add_argument("--players", type=int, default=3)
     p.add_argument("--out", default=None)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--reward", default="win", choices=REWARD_SCHEMES, help="the env's reward scheme")
-    p.add_argument("--opponents", default="greedy", help="the scripted opponents of the final evaluation")
-    p.add_argument("--eval-games", type=int, default=EVAL_GAMES)
-    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    a = p.parse_args()
+    a = add_task_args(p).parse_args()
     run(a.frames, a.players, a.out, a.seed, opponents=a.opponents, eval_games=a.eval_games, as_json=a.json,
         reward=a.reward)
 

@@ -40,8 +40,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import necro_env
-from necro_env.rewards import REWARD_SCHEMES
-from _common import EVAL_GAMES, LearnedPolicy, Monitor, evaluate_learner, learner_of, report, summary
+from _common import EVAL_GAMES, LearnedPolicy, Monitor, add_task_args, finish, learner_of
 
 
 def make_env(players: int, monitor: Monitor | None = None, reward: str = "win") -> PettingZooEnv:
@@ -196,31 +195,21 @@ def run(epochs: int = 2, steps_per_epoch: int = 1000, players: int = 3, seed: in
     ))
     keys = set(buffer.info.get_keys())
     learner = algorithms[learner_idx].policy
-    evaluation = evaluate_learner(learned_policy(learner), players, opponents, eval_games)
-    out = summary("tianshou", monitor, evaluation, {
+    return finish("tianshou", monitor, learned_policy(learner), players, opponents, eval_games, {
         "steps": int(train_collector.collect_step),
         "reward": reward,
         "env_steps": int(train_collector.collect_step),
         "episodes": int(train_collector.collect_episode),
         "buffer_info_keys": sorted(keys),
         "best_score": float(result.best_score),
-    })
-    if verbose:
-        report(out, as_json)
-    return out
+    }, verbose, as_json)
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--steps-per-epoch", type=int, default=1000)
-    p.add_argument("--players", type=int, default=3)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--reward", default="win", choices=REWARD_SCHEMES, help="the env's reward scheme")
-    p.add_argument("--opponents", default="greedy", help="the scripted opponents of the final evaluation")
-    p.add_argument("--eval-games", type=int, default=EVAL_GAMES)
-    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    a = p.parse_args()
+    a = add_task_args(p).parse_args()
     run(a.epochs, a.steps_per_epoch, a.players, a.seed, opponents=a.opponents, eval_games=a.eval_games,
         as_json=a.json, reward=a.reward)
 

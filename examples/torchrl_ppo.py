@@ -35,8 +35,7 @@ from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor, ValueOpe
 from torchrl.objectives import ClipPPOLoss, ValueEstimators
 
 import necro_env
-from necro_env.rewards import REWARD_SCHEMES
-from _common import EVAL_GAMES, Monitor, evaluate_learner, learner_of, report, summary, torchrl_group_policy
+from _common import EVAL_GAMES, Monitor, add_task_args, finish, learner_of, torchrl_group_policy
 
 
 def make_env(players: int, seed: int, monitor: Monitor | None = None, reward: str = "win") -> PettingZooWrapper:
@@ -107,24 +106,14 @@ def run(frames: int = 3000, frames_per_batch: int = 500, players: int = 3, seed:
     group = next(g for g, agents in env.group_map.items() if learner in agents)
     actor = actors[groups.index(group)]
     learned = torchrl_group_policy("torchrl-ppo", actor, group, list(env.group_map[group]), learner)
-    evaluation = evaluate_learner(learned, players, opponents, eval_games)
-    out = summary("torchrl", monitor, evaluation, stats)
-    if verbose:
-        report(out, as_json)
-    return out
+    return finish("torchrl", monitor, learned, players, opponents, eval_games, stats, verbose, as_json)
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--frames", type=int, default=3000)
     p.add_argument("--frames-per-batch", type=int, default=500)
-    p.add_argument("--players", type=int, default=3)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--reward", default="win", choices=REWARD_SCHEMES, help="the env's reward scheme")
-    p.add_argument("--opponents", default="greedy", help="the scripted opponents of the final evaluation")
-    p.add_argument("--eval-games", type=int, default=EVAL_GAMES)
-    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    a = p.parse_args()
+    a = add_task_args(p).parse_args()
     run(a.frames, a.frames_per_batch, a.players, a.seed, opponents=a.opponents, eval_games=a.eval_games,
         as_json=a.json, reward=a.reward)
 
