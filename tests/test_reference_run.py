@@ -278,3 +278,55 @@ def test_the_report_tables_every_run_the_aggregate_and_the_missing_grid(tmp_path
     assert "| benchmarl | `necro3-greedy` | - | 0, 1, 2 | `make reference LIBRARY=benchmarl TASK=necro3-greedy SEED=0` |" in md
     rows = reference_report.grid(load_results(runs))
     assert len(rows) == 4 * 3 and not any(r["cannot"] for r in rows)
+
+
+def test_restore_writes_the_published_runs_back_as_their_results_files(tmp_path: Path, capsys) -> None:
+    """--restore: the runs of a report's results.json come back as the files they were made from (a file there is
+    kept), so a new run is reported with the published ones; a report that is not one, or a run whose library,
+    task or budget is not a reference run's, is a ResultsFileError naming the run, and nothing is written."""
+    pytest.importorskip("rliable", reason="rliable is not installed (the bench extra)")
+    from necro_env.benchmark import ResultsFileError
+    from training import reference_report
+
+    made = tmp_path / "made"
+    made.mkdir()
+    for seed, score in ((0, 0.25), (1, 0.75)):
+        _results_file(made, "sb3", "necro3-greedy", seed, score)
+    _results_file(made, "rllib", "player2-greedy", 0, 0.5, budget=5000)
+    out = tmp_path / "out"
+    assert reference_report.main(["--results", str(made), "--out", str(out), "--reps", "50"]) == 0
+    published = json.loads((out / "results.json").read_text())
+
+    fresh = tmp_path / "fresh"  # a clone: no results files, one new run, and a file of a published name kept
+    fresh.mkdir()
+    _results_file(fresh, "tianshou", "player2-greedy", 2, 0.1)
+    _results_file(fresh, "sb3", "necro3-greedy", 1, 0.9)
+    assert reference_report.main(["--results", str(fresh), "--out", str(out), "--reps", "50", "--restore"]) == 0
+    assert "restored 2 results files" in capsys.readouterr().out
+    assert sorted(p.name for p in fresh.glob("*.json")) == sorted(
+        [p.name for p in made.glob("*.json")] + ["tianshou_player2-greedy_small_s2.json"])
+    for p in made.glob("*.json"):
+        if p.name != "sb3_necro3-greedy_small_s1.json":
+            assert json.loads((fresh / p.name).read_text()) == json.loads(p.read_text())
+    assert json.loads((fresh / "sb3_necro3-greedy_small_s1.json").read_text())["score"] == 0.9
+    runs = json.loads((out / "results.json").read_text())["runs"]
+    assert len(runs) == 4 and {(r["library"], r["seed"]) for r in runs} == {("sb3", 0), ("sb3", 1), ("rllib", 0),
+                                                                            ("tianshou", 2)}
+
+    def bad(change, match: str) -> None:
+        data = json.loads(json.dumps(published))
+        change(data)
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps(data))
+        target = tmp_path / "target"
+        with pytest.raises(ResultsFileError, match=match):
+            reference_report.restore_published(path, target)
+        assert not target.exists() or not any(target.iterdir())
+
+    bad(lambda d: d["runs"][1].update(library="../../elsewhere"), r"runs\[1\]: library '../../elsewhere' has no ref")
+    bad(lambda d: d["runs"][0].update(budget="huge"), r"runs\[0\]: task 'player2-greedy' has the budgets")
+    bad(lambda d: d["runs"][2].update(seed=-1), r"runs\[2\]: seed must be >= 0")
+    bad(lambda d: d["runs"][2].pop("score"), r"runs\[2\]: missing field\(s\) score")
+    bad(lambda d: d["runs"].append(dict(d["runs"][0])), r"runs\[3\]: the same run as another one")
+    bad(lambda d: d.update(benchmark="necro-bench-v0"), "not a report of necro-bench-v1")
+    bad(lambda d: d.pop("runs"), "not a report of necro-bench-v1")

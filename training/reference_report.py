@@ -1,6 +1,6 @@
 """The benchmark's reference-results page from the reference runs' results files.
 
-    python training/reference_report.py [--results results/reference] [--out docs/benchmark] [--reps 2000]
+    python training/reference_report.py [--results results/reference] [--out docs/benchmark] [--reps 2000] [--restore]
 
 Reads every results file of ``--results`` (``training/reference_run.py`` writes one per run; they are checked as
 ``necro-env benchmark --results`` checks them), aggregates them with ``necro_env.benchmark.aggregate`` (mean and
@@ -14,7 +14,10 @@ under ``--out``:
                     what is missing and why (``training.reference_run.check_library`` names the runs a library
                     cannot make)
 
-Rerunning the script over more results files replaces all three files.
+Rerunning the script over more results files replaces all three files. A clone holds the published runs only in
+``docs/benchmark/results.json`` (results files are not committed): ``--restore`` first writes each run of
+``--out``'s results.json back to ``--results`` as its results file (``restore_published``; a file already there
+is kept), so a run made with ``make reference`` is reported together with the published ones.
 """
 from __future__ import annotations
 
@@ -27,10 +30,12 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from necro_env.benchmark import SUITE_VERSION, TASKS, aggregate, get_task, load_results, write_plot  # noqa: E402
+from necro_env.benchmark import (  # noqa: E402
+    SUITE_VERSION, TASKS, ResultsFileError, aggregate, check_result, get_task, load_results, write_plot,
+)
 from necro_env.stats import format_interval  # noqa: E402
 from training.reference_run import (  # noqa: E402
-    ALGORITHMS, DEFAULT_OUT_DIR, LIBRARIES, ReferenceRunError, check_library,
+    ALGORITHMS, DEFAULT_OUT_DIR, LIBRARIES, ReferenceRunError, check_library, parse_budget, run_stem,
 )
 
 #: The reference runs the benchmark asks for (issue 30): these tasks, every library, the tasks' training seeds.
@@ -113,12 +118,61 @@ def markdown(runs: list[dict[str, Any]], agg: dict[str, Any], source: str, plot_
     return "\n".join(out)
 
 
+def restore_published(published: str | Path, results: str | Path) -> list[Path]:
+    """Write every run of ``published`` (a results.json this script wrote) into the folder ``results`` as the
+    results file ``training/reference_run.py`` wrote for it (``LIBRARY_TASK_BUDGET_sSEED.json``, the run without
+    the ``file`` the report added), unless a file of that name is there; the files written.
+    ``ResultsFileError`` (naming the run) for a file that is not such a report or a run that is not a reference
+    run: each is checked as a results file, and its library, task and budget must be the reference runs' (the
+    name of the file written is made from them, never from the report's ``file``)."""
+    published, results = Path(published), Path(results)
+    try:
+        data = json.loads(published.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ResultsFileError(f"{published}: not a readable JSON file ({e})") from None
+    if not isinstance(data, dict) or data.get("benchmark") != SUITE_VERSION or not isinstance(data.get("runs"), list):
+        raise ResultsFileError(f"{published}: not a report of {SUITE_VERSION} (an object with \"benchmark\": "
+                               f"\"{SUITE_VERSION}\" and a list \"runs\", as training/reference_report.py writes)")
+    files: dict[str, dict[str, Any]] = {}
+    for i, run in enumerate(data["runs"]):
+        where = f"{published}: runs[{i}]"
+        run = {k: v for k, v in check_result(run, where).items() if k != "file"}
+        if run["library"] not in LIBRARIES:
+            raise ResultsFileError(f"{where}: library {run['library']!r} has no reference runs (they are: "
+                                   f"{', '.join(LIBRARIES)})")
+        task = get_task(run["task"])
+        try:
+            budget, _ = parse_budget(task, run["budget"])
+        except ReferenceRunError as e:
+            raise ResultsFileError(f"{where}: {e}") from None
+        if run["seed"] < 0:
+            raise ResultsFileError(f"{where}: seed must be >= 0 (a training seed), got {run['seed']}")
+        name = f"{run_stem(run['library'], task, budget)}_s{run['seed']}.json"
+        if name in files:
+            raise ResultsFileError(f"{where}: the same run as another one ({name})")
+        files[name] = run
+    results.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, run in files.items():
+        path = results / name
+        if not path.exists():
+            path.write_text(json.dumps(run, sort_keys=True, indent=1) + "\n")
+            written.append(path)
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--results", default=DEFAULT_OUT_DIR, help=f"folder of results files (default {DEFAULT_OUT_DIR})")
     p.add_argument("--out", default="docs/benchmark", help="where RESULTS.md, results.json, results.png go")
     p.add_argument("--reps", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--restore", action="store_true",
+                   help="first write the runs of --out's results.json (the published report) to --results as "
+                        "results files, keeping any file already there, so new runs are reported with them")
     args = p.parse_args(argv)
+    if args.restore:
+        restored = restore_published(Path(args.out) / "results.json", args.results)
+        print(f"restored {len(restored)} results files of {Path(args.out) / 'results.json'} to {args.results}")
     runs = load_results(args.results)
     agg = aggregate(runs, reps=args.reps)
     out = Path(args.out)
