@@ -103,7 +103,8 @@ def markdown(runs: list[dict[str, Any]], agg: dict[str, Any], source: str, plot_
         out.append(f"| {r['library']} | `{r['task']}` | {r['budget']} | {r['seed']} | {steps} | {capped} | {minutes} | "
                    f"{r['win_rate']:.3f} | {r['score']:.3f} |")
     out += ["", f"## The reference grid ({GRID_BUDGET} budget, training seeds 0-2)", "",
-            "What the benchmark asks for, what exists, and the command that makes a missing run.", "",
+            "What the benchmark asks for, what exists, and the command that makes a missing run (then "
+            "`python training/reference_report.py --restore` reports it together with the runs on this page).", "",
             "| library | task | seeds run | missing | how to make one, or why it cannot be made |", "|---|---|---|---|---|"]
     for g in grid(runs):
         if g["cannot"]:
