@@ -35,7 +35,7 @@ from necro_env.benchmark import (  # noqa: E402
 )
 from necro_env.stats import format_interval  # noqa: E402
 from training.reference_run import (  # noqa: E402
-    ALGORITHMS, DEFAULT_OUT_DIR, LIBRARIES, ReferenceRunError, check_library, parse_budget, run_stem,
+    ALGORITHMS, DEFAULT_OUT_DIR, LIBRARIES, ReferenceRunError, check_library, parse_budget, results_name,
 )
 
 #: The reference runs the benchmark asks for (issue 30): these tasks, every library, the tasks' training seeds.
@@ -148,7 +148,7 @@ def restore_published(published: str | Path, results: str | Path) -> list[Path]:
             raise ResultsFileError(f"{where}: {e}") from None
         if run["seed"] < 0:
             raise ResultsFileError(f"{where}: seed must be >= 0 (a training seed), got {run['seed']}")
-        name = f"{run_stem(run['library'], task, budget)}_s{run['seed']}.json"
+        name = results_name(run["library"], task, budget, run["seed"])
         if name in files:
             raise ResultsFileError(f"{where}: the same run as another one ({name})")
         files[name] = run

@@ -132,7 +132,13 @@ def check_minutes(minutes: Any) -> float:
 
 
 def run_stem(library: str, task: Task, budget: str | int) -> str:
+    """The stem every file of one library's runs of a task at a budget shares (results and training folders)."""
     return f"{library}_{task.name}_{budget}"
+
+
+def results_name(library: str, task: Task, budget: str | int, seed: int) -> str:
+    """The name of one run's results file (``necro-env benchmark --results`` reads a folder of them)."""
+    return f"{run_stem(library, task, budget)}_s{seed}.json"
 
 
 # ------------------------------------------------------------------ the libraries
@@ -294,7 +300,7 @@ def reference_run(library: str, task: str | Task, seed: int, budget: str | int =
                                 f"{', '.join(map(str, task.train_seeds))}), got {seed!r}")
     out_dir = Path(out_dir)
     stem = run_stem(library, task, budget)
-    result_file = out_dir / f"{stem}_s{seed}.json"
+    result_file = out_dir / results_name(library, task, budget, seed)
     run_dir = out_dir / "train" / f"{stem}__s{seed}"
     for path in (result_file, run_dir):
         if path.exists() and not force:
