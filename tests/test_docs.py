@@ -39,6 +39,16 @@ def test_readme_is_short_and_names_the_contract() -> None:
         assert f"]({doc}" in text, f"README.md does not link {doc}"
 
 
+def test_readme_command_table_names_every_subcommand() -> None:
+    """Every subcommand `necro-env --help` lists (built-in and installed plugins, such as `exploit`) has a row."""
+    from necro_env.cli import SUBCOMMANDS, plugin_entry_points
+
+    rows = {m.group(1) for m in re.finditer(r"^\| `necro-env ([a-z-]+)", README.read_text(encoding="utf-8"), re.M)}
+    names = set(SUBCOMMANDS) | set(plugin_entry_points())
+    assert "exploit" in names, "the training package's `exploit` plugin is not installed"
+    assert names - rows == set(), f"README.md's command table lacks {sorted(names - rows)}"
+
+
 @pytest.mark.parametrize("path", prose_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_dates_or_session_history_outside_the_changelog(path: Path) -> None:
     """Dates and "this/last session" belong in docs/CHANGELOG.md; the rest says how things are."""
