@@ -465,16 +465,28 @@ def _with_global_seed(seed: int, call, *args, **kwargs):
         np.random.set_state(saved)
 
 
+def _per_key(call, score_dict: dict[str, Any], *args, seed: int, **kwargs) -> tuple[dict, dict]:
+    """rliable's ``call`` (which returns a pair of dicts keyed like ``score_dict``) on each key alone, seeded
+    the same (``_with_global_seed``): rliable draws every key's resamples from one stream, so one call for all
+    would let a library's runs move another library's intervals."""
+    first: dict = {}
+    second: dict = {}
+    for k, v in score_dict.items():
+        a, b = _with_global_seed(seed, call, {k: v}, *args, **kwargs)
+        first[k], second[k] = a[k], b[k]
+    return first, second
+
+
 def _bootstrap(score_dict: dict[str, Any], func, reps: int, seed: int):
-    """rliable's stratified-bootstrap estimates, seeded (``_with_global_seed``)."""
+    """rliable's stratified-bootstrap estimates, seeded, each key's independent of the others (``_per_key``)."""
     rly, _ = _require_rliable()
-    return _with_global_seed(seed, rly.get_interval_estimates, score_dict, func, reps=reps)
+    return _per_key(rly.get_interval_estimates, score_dict, func, seed=seed, reps=reps)
 
 
 def _profiles(score_dict: dict[str, Any], taus, reps: int, seed: int):
-    """rliable's performance profiles with bootstrap intervals, seeded (``_with_global_seed``)."""
+    """rliable's performance profiles with bootstrap intervals, seeded, each key's on its own (``_per_key``)."""
     rly, _ = _require_rliable()
-    return _with_global_seed(seed, rly.create_performance_profile, score_dict, taus, reps=reps)
+    return _per_key(rly.create_performance_profile, score_dict, taus, seed=seed, reps=reps)
 
 
 def interval_estimates(score_dict: Mapping[str, Any], reps: int = 2000, seed: int = 0) -> dict[str, dict[str, Any]]:

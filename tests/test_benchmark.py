@@ -259,6 +259,22 @@ def test_aggregation_is_reproducible_and_leaves_numpy_global_state_alone(tmp_pat
         a["budgets"]["small"]["overall"]["libraries"]["lib"]["iqm_ci95"]
 
 
+def test_a_librarys_intervals_do_not_move_when_another_librarys_runs_change(tmp_path):
+    """Each library's bootstrap is its own: adding or changing another library's runs leaves its intervals and
+    profile as they were (rliable alone would draw them all from one stream, in
+    the order of the names: "another" comes before "lib")."""
+    _need_rliable()
+    alone = aggregate(load_results(_write(tmp_path / "a", _matrix_runs())), reps=300, seed=2)["budgets"]["small"]
+    for i, extra in enumerate(([0.1, 0.3], [0.1, 0.3, 0.8, 0.05, 0.6])):
+        runs = _matrix_runs() + [_run(t, "another", s, v) for s, v in enumerate(extra) for t in ("necro3-greedy",
+                                                                                                  "player2-greedy")]
+        both = aggregate(load_results(_write(tmp_path / f"b{i}", runs)), reps=300, seed=2)["budgets"]["small"]
+        assert both["overall"]["libraries"]["lib"] == alone["overall"]["libraries"]["lib"]
+        assert both["overall"]["profiles"]["tau"] == alone["overall"]["profiles"]["tau"]  # within lib's range
+        assert both["overall"]["profiles"]["libraries"]["lib"] == alone["overall"]["profiles"]["libraries"]["lib"]
+        assert both["tasks"]["necro3-greedy"]["lib"] == alone["tasks"]["necro3-greedy"]["lib"]
+
+
 def test_aggregation_compares_libraries_on_common_tasks_and_seeds(tmp_path):
     _need_rliable()
     runs = _matrix_runs() + [_run("necro3-greedy", "other", s, 0.1 * s) for s in range(3)]
